@@ -1,0 +1,226 @@
+"""The `rilai` command. Errors print code, message and hints — a traceback only with --debug."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import traceback
+from collections.abc import Sequence
+from typing import Any
+
+from rilai_desktop import __version__
+from rilai_desktop.errors import ConfigError, NotBuiltYetError, RilaiError
+
+
+def _parse_set(values: list[str] | None) -> dict[str, Any]:
+    overrides: dict[str, Any] = {}
+    for item in values or []:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise ConfigError(
+                f"--set expects KEY=VALUE, got {item!r}",
+                recovery_suggestions=["Example: rilai --set llm.threads=2 status"],
+            )
+        overrides[key.strip()] = value
+    return overrides
+
+
+# --set may be given before the command, after it, or after `config ACTION`; each level
+# appends to its own list and main() joins them in that order.
+_SET_DESTS = ("set", "set_command", "set_action")
+
+
+def _common_options(level: int) -> argparse.ArgumentParser:
+    """--json/--debug/--set, accepted at every level of the command line.
+
+    argparse copies a subcommand's namespace over its parent's, so below the top level the
+    defaults must be SUPPRESS: a default there would silently undo `rilai --json status` or
+    `rilai --set llm.threads=4 config show`.
+    """
+    top = level == 0
+    common = argparse.ArgumentParser(add_help=False)
+    for flag, help_text in (
+        ("--json", "print machine-readable JSON"),
+        ("--debug", "show tracebacks on errors"),
+    ):
+        common.add_argument(
+            flag,
+            action="store_true",
+            default=False if top else argparse.SUPPRESS,
+            help=help_text,
+        )
+    common.add_argument(
+        "--set",
+        action="append",
+        dest=_SET_DESTS[level],
+        default=None if top else argparse.SUPPRESS,
+        metavar="KEY=VALUE",
+        help="override a setting for this run",
+    )
+    return common
+
+
+def build_parser() -> argparse.ArgumentParser:
+    common = _common_options(1)
+
+    parser = argparse.ArgumentParser(
+        prog="rilai",
+        description="Rilai: a local-first AI companion. With no command, opens the window "
+        "when a display is available, otherwise the terminal shell.",
+        parents=[_common_options(0)],
+    )
+    parser.add_argument("--version", action="version", version=f"rilai {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    sub.add_parser("shell", parents=[common], help="chat in the terminal")
+    sub.add_parser("window", parents=[common], help="open the desktop window")
+    sub.add_parser("status", parents=[common], help="paths, database, models, versions")
+
+    clear = sub.add_parser("clear", parents=[common], help="delete sessions or everything")
+    clear.add_argument("what", choices=["current", "sessions", "all"])
+    clear.add_argument("--yes", "-y", action="store_true", help="do not ask for confirmation")
+
+    query = sub.add_parser("query", parents=[common], help="read the event log")
+    query.add_argument("what", choices=["agent-calls", "stats", "events"])
+    query.add_argument("--session", help="only this session id")
+    query.add_argument("--kind", action="append", help="only this event kind (repeatable)")
+    query.add_argument("--limit", type=int, default=50, help="at most N rows (default 50)")
+
+    config = sub.add_parser("config", parents=[common], help="show or change settings")
+    config_sub = config.add_subparsers(dest="action", required=True)
+    action_common = _common_options(2)
+    config_sub.add_parser(
+        "show", parents=[action_common], help="effective settings and their source"
+    )
+    config_sub.add_parser("path", parents=[action_common], help="where settings.toml lives")
+    config_set = config_sub.add_parser("set", parents=[action_common], help="save KEY VALUE")
+    config_set.add_argument("key")
+    config_set.add_argument("value")
+
+    sub.add_parser("doctor", parents=[common], help="check the installation")
+
+    bench = sub.add_parser("bench", parents=[common], help="benchmarks against bare libraries")
+    bench.add_argument("name", choices=["eventlog"])
+    bench.add_argument("--events", type=int, default=20000, help="events per measurement")
+    bench.add_argument("--repeats", type=int, default=3, help="runs per side (best is kept)")
+    return parser
+
+
+def _has_display() -> bool:
+    if sys.platform in ("win32", "darwin"):
+        return True
+    return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
+
+
+def _not_built(what: str, issue: str) -> NotBuiltYetError:
+    return NotBuiltYetError(
+        f"{what} is not built yet (it arrives with the {issue} issue).",
+        recovery_suggestions=[
+            "What works today: rilai status, rilai doctor, rilai query ..., rilai config ...,"
+            " rilai bench eventlog",
+        ],
+    )
+
+
+def dispatch(args: argparse.Namespace) -> int:
+    from rilai_desktop.commands._context import Context
+
+    command = args.command
+    if command is None:
+        command = "window" if _has_display() else "shell"
+    if command == "window":
+        raise _not_built("The desktop window", "desktop window")
+    if command == "shell":
+        raise _not_built("The terminal shell", "society-of-mind turn")
+
+    ctx = Context.create(_parse_set(args.set), json=args.json, debug=args.debug)
+    try:
+        if command == "status":
+            from rilai_desktop.commands import status
+
+            return status.run(args, ctx)
+        if command == "clear":
+            from rilai_desktop.commands import clear
+
+            return clear.run(args, ctx)
+        if command == "query":
+            from rilai_desktop.commands import query
+
+            return query.run(args, ctx)
+        if command == "config":
+            from rilai_desktop.commands import config_cmd
+
+            return config_cmd.run(args, ctx)
+        if command == "doctor":
+            from rilai_desktop.commands import doctor
+
+            return doctor.run(args, ctx)
+        if command == "bench":
+            from rilai_desktop.bench import eventlog
+
+            return eventlog.run(args, ctx)
+    finally:
+        ctx.close()
+    raise AssertionError(f"unhandled command {command}")
+
+
+def report_error(exc: RilaiError, *, as_json: bool) -> None:
+    if isinstance(exc, NotBuiltYetError) and not as_json:
+        print(f"Rilai: {exc.message}")
+        for hint in exc.recovery_suggestions:
+            print(f"  {hint}")
+        return
+    if as_json:
+        import json
+
+        sys.stdout.write(json.dumps({"error": exc.to_dict()}, indent=2) + "\n")
+        return
+    print(f"error {exc.code}: {exc.message}", file=sys.stderr)
+    for hint in exc.recovery_suggestions:
+        print(f"  hint: {hint}", file=sys.stderr)
+
+
+def _stdout_to_devnull() -> None:
+    """Point fd 1 at /dev/null so the interpreter's final flush cannot fail again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):  # no real fd (e.g. captured in tests): nothing to flush
+        pass
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    args.set = [item for dest in _SET_DESTS for item in getattr(args, dest, None) or []]
+    debug = bool(args.debug or os.environ.get("RILAI_DEBUG"))
+    try:
+        code = dispatch(args)
+        sys.stdout.flush()  # a reader that went away shows up here, not at interpreter exit
+        return code
+    except BrokenPipeError:
+        # `rilai query events | head`: the reader closed the pipe; that is not our error
+        _stdout_to_devnull()
+        return 141
+    except RilaiError as exc:
+        if debug:
+            traceback.print_exc()
+        report_error(exc, as_json=bool(args.json))
+        return 0 if isinstance(exc, NotBuiltYetError) else 2
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+    except Exception as exc:
+        if debug:
+            traceback.print_exc()
+        print(f"error RIL-500: unexpected {type(exc).__name__}: {exc}", file=sys.stderr)
+        print(
+            "  hint: re-run with --debug for the traceback, and please report it", file=sys.stderr
+        )
+        return 70
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

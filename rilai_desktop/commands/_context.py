@@ -1,0 +1,37 @@
+"""What every command needs: paths and settings resolved once, the event log on demand."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from typing import Any
+
+from rilai_desktop.app import Core, build_core
+from rilai_desktop.config import LoadedSettings, load_settings
+from rilai_desktop.paths import Paths, resolve_paths
+from rilai_desktop.store import EventLog
+
+
+@dataclass
+class Context:
+    paths: Paths
+    loaded: LoadedSettings
+    json: bool = False
+    debug: bool = False
+    _core: Core | None = field(default=None, repr=False)
+
+    @classmethod
+    def create(cls, cli_overrides: dict[str, Any], *, json: bool, debug: bool) -> Context:
+        paths = resolve_paths()
+        loaded = load_settings(paths.settings_file, os.environ, cli_overrides)
+        return cls(paths=paths, loaded=loaded, json=json, debug=debug)
+
+    def event_log(self) -> EventLog:
+        if self._core is None:
+            self._core = build_core(self.paths, self.loaded.settings)
+        return self._core.event_log
+
+    def close(self) -> None:
+        if self._core is not None:
+            self._core.close()
+            self._core = None

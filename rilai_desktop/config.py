@@ -1,0 +1,200 @@
+"""Typed settings with one precedence order:
+defaults < ``settings.toml`` in the config dir < ``RILAI_*`` environment < CLI flags.
+
+Environment keys are the dotted setting names upper-cased with ``__`` for the dot:
+``RILAI_LLM__THREADS=1`` sets ``llm.threads``. ``RILAI_HOME`` and ``RILAI_DEBUG`` are
+not settings (they are read by paths.py and the CLI).
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Literal
+
+import tomli_w
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from rilai_desktop.errors import ConfigError
+
+NOT_SETTINGS = frozenset({"RILAI_HOME", "RILAI_DEBUG"})
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+
+class LLMSettings(_Section):
+    threads: int = Field(
+        default=1,
+        ge=1,
+        le=64,
+        description="llama.cpp threads; 1 wins on 2 cores when the other core is busy",
+    )
+    n_ctx: int = Field(default=4096, ge=256, le=131072, description="context length")
+    gpu_layers: int = Field(default=0, ge=0, description="layers offloaded to a GPU (0: CPU)")
+
+
+class EmbeddingSettings(_Section):
+    torch_threads: int = Field(default=1, ge=1, le=64, description="torch threads")
+
+
+class DaemonSettings(_Section):
+    tick_seconds: int = Field(default=60, ge=1, le=86400, description="daemon tick interval")
+
+
+class UISettings(_Section):
+    theme: Literal["system", "light", "dark"] = "system"
+
+
+class Settings(_Section):
+    log_level: Literal["debug", "info", "warning", "error"] = "info"
+    llm: LLMSettings = Field(default_factory=LLMSettings)
+    embedding: EmbeddingSettings = Field(default_factory=EmbeddingSettings)
+    daemon: DaemonSettings = Field(default_factory=DaemonSettings)
+    ui: UISettings = Field(default_factory=UISettings)
+
+
+def setting_keys(model: type[BaseModel] = Settings, prefix: str = "") -> list[str]:
+    """Every dotted setting name, e.g. ``llm.threads``."""
+    keys: list[str] = []
+    for name, field in model.model_fields.items():
+        ann = field.annotation
+        if isinstance(ann, type) and issubclass(ann, BaseModel):
+            keys.extend(setting_keys(ann, f"{prefix}{name}."))
+        else:
+            keys.append(f"{prefix}{name}")
+    return keys
+
+
+def _set_dotted(tree: dict[str, Any], key: str, value: Any) -> None:
+    parts = key.split(".")
+    node = tree
+    for part in parts[:-1]:
+        child = node.setdefault(part, {})
+        if not isinstance(child, dict):
+            raise ConfigError(f"{part!r} in {key!r} is not a section")
+        node = child
+    node[parts[-1]] = value
+
+
+def flatten(tree: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in tree.items():
+        if isinstance(value, Mapping):
+            out.update(flatten(value, f"{prefix}{key}."))
+        else:
+            out[f"{prefix}{key}"] = value
+    return out
+
+
+def read_settings_file(path: Path) -> dict[str, Any]:
+    if not path.exists():
+        return {}
+    try:
+        with path.open("rb") as fh:
+            return tomllib.load(fh)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(
+            f"{path} is not valid TOML: {exc}",
+            context={"path": str(path)},
+        ) from exc
+    except OSError as exc:
+        raise ConfigError(
+            f"Cannot read {path}: {exc.strerror}", context={"path": str(path)}
+        ) from exc
+
+
+def env_overrides(env: Mapping[str, str]) -> dict[str, str]:
+    known = set(setting_keys())
+    found: dict[str, str] = {}
+    for name, value in env.items():
+        if not name.startswith("RILAI_") or name in NOT_SETTINGS:
+            continue
+        key = name[len("RILAI_") :].lower().replace("__", ".")
+        if key in known:
+            found[key] = value
+        elif "__" in name:
+            raise ConfigError(
+                f"Environment variable {name} does not name a setting",
+                context={"variable": name},
+                recovery_suggestions=[
+                    "Known settings: " + ", ".join(sorted(known)),
+                    f"Unset it: unset {name}",
+                ],
+            )
+    return found
+
+
+class LoadedSettings(BaseModel):
+    model_config = ConfigDict(frozen=True, arbitrary_types_allowed=True)
+    settings: Settings
+    sources: dict[str, str]  # dotted key -> "default" | "file" | "env" | "cli"
+
+
+def load_settings(
+    settings_file: Path,
+    env: Mapping[str, str] | None = None,
+    cli: Mapping[str, Any] | None = None,
+) -> LoadedSettings:
+    env = os.environ if env is None else env
+    known = set(setting_keys())
+    sources = dict.fromkeys(known, "default")
+    tree: dict[str, Any] = {}
+    layers: list[tuple[str, Mapping[str, Any]]] = [
+        ("file", flatten(read_settings_file(settings_file))),
+        ("env", env_overrides(env)),
+        ("cli", dict(cli or {})),
+    ]
+    for source, values in layers:
+        for key, value in values.items():
+            if key not in known:
+                raise ConfigError(
+                    f"Unknown setting {key!r} (from {source})",
+                    context={"key": key, "source": source},
+                    recovery_suggestions=["Known settings: " + ", ".join(sorted(known))],
+                )
+            _set_dotted(tree, key, value)
+            sources[key] = source
+    try:
+        settings = Settings.model_validate(tree)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        key = ".".join(str(p) for p in err["loc"])
+        raise ConfigError(
+            f"Invalid value for {key} (from {sources.get(key, '?')}): {err['msg']}",
+            context={"key": key, "input": err.get("input")},
+        ) from None
+    return LoadedSettings(settings=settings, sources=sources)
+
+
+def set_in_file(settings_file: Path, key: str, raw_value: str) -> Any:
+    """Validate ``key = raw_value`` and persist it to settings.toml atomically."""
+    if key not in set(setting_keys()):
+        raise ConfigError(
+            f"Unknown setting {key!r}",
+            recovery_suggestions=["Known settings: " + ", ".join(sorted(setting_keys()))],
+        )
+    tree = read_settings_file(settings_file)
+    flat = flatten(tree)
+    flat[key] = raw_value
+    candidate: dict[str, Any] = {}
+    for k, v in flat.items():
+        _set_dotted(candidate, k, v)
+    try:
+        validated = Settings.model_validate(candidate)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        raise ConfigError(f"Invalid value for {key}: {err['msg']}", context={"key": key}) from None
+    value = validated
+    for part in key.split("."):
+        value = getattr(value, part)
+    _set_dotted(tree, key, value)
+    settings_file.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    tmp = settings_file.with_suffix(".toml.tmp")
+    with tmp.open("wb") as fh:
+        tomli_w.dump(tree, fh)
+    tmp.replace(settings_file)
+    return value

@@ -1,0 +1,204 @@
+"""Typed payloads for every event kind whose payload seed 000 documents.
+
+``validate_payload(kind, payload)`` is called whenever an EngineEvent is built, so the
+documented fields are present and typed before an event is emitted. Extra keys are
+allowed (a later stage may add detail), missing or mistyped documented keys are not.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from rilai_desktop.contracts.events import EventKind
+from rilai_desktop.contracts.sensor import SENSOR_NAMES
+
+
+class Payload(BaseModel):
+    model_config = ConfigDict(extra="allow", frozen=True, allow_inf_nan=False)
+
+
+class TurnStarted(Payload):
+    user_input: str
+    turn_id: int | None = Field(default=None, ge=0)  # optional: the envelope carries it
+
+
+class TurnStageChanged(Payload):
+    stage: str = Field(min_length=1)
+
+
+class TurnCompleted(Payload):
+    total_time_ms: int = Field(ge=0)
+    response: str | None = None
+
+
+class TurnAborted(Payload):
+    reason: str
+    last_seq: int = Field(ge=0)
+
+
+class SensorsFastUpdated(Payload):
+    sensors: dict[str, float]
+
+    @field_validator("sensors")
+    @classmethod
+    def _known_and_in_range(cls, value: dict[str, float]) -> dict[str, float]:
+        for name, prob in value.items():
+            if name not in SENSOR_NAMES:
+                raise ValueError(f"unknown sensor {name!r}; known: {', '.join(SENSOR_NAMES)}")
+            if not 0.0 <= prob <= 1.0:
+                raise ValueError(f"sensor {name!r} probability {prob} outside [0, 1]")
+        return value
+
+
+class AgentStarted(Payload):
+    agent_id: str = Field(min_length=1)
+
+
+class AgentCompleted(Payload):
+    agent_id: str = Field(min_length=1)
+    observation: str
+    salience: float = Field(ge=0.0, le=1.0)
+    urgency: int = Field(ge=0, le=3)
+    confidence: int = Field(ge=0, le=3)
+    claims: list[dict[str, Any]]
+    stance_delta: dict[str, float] | None = None
+    processing_time_ms: int = Field(ge=0)
+
+
+class AgentFailed(Payload):
+    agent_id: str = Field(min_length=1)
+    error: str
+
+
+class WorkspacePatched(Payload):
+    patch: dict[str, Any]
+
+
+class StanceUpdated(Payload):
+    delta: dict[str, float]
+    current: dict[str, float]
+
+
+class DelibRoundStarted(Payload):
+    round: int = Field(ge=0)
+
+
+class DelibRoundCompleted(Payload):
+    round: int = Field(ge=0)
+    consensus: float = Field(ge=0.0, le=1.0)
+    active_claims: int = Field(ge=0)
+
+
+class ConsensusUpdated(Payload):
+    level: float = Field(ge=0.0, le=1.0)
+    by_type: dict[str, float]
+
+
+class CouncilDecisionMade(Payload):
+    speak: bool
+    urgency: str
+    intent: str
+    key_points: list[str]
+    thinking: str | None = None
+
+
+class VoiceRendered(Payload):
+    text: str
+
+
+class CriticEntry(BaseModel):
+    model_config = ConfigDict(extra="allow", frozen=True, allow_inf_nan=False)
+    critic: str
+    passed: bool
+    reason: str = ""
+
+
+class CriticsUpdated(Payload):
+    results: list[CriticEntry]
+
+
+class SafetyInterrupt(Payload):
+    reason: str
+    sensor: str | None = None
+    value: float | None = None
+
+
+class MemoryRetrieved(Payload):
+    episodes: list[dict[str, Any]]
+    user_facts: list[dict[str, Any]]
+    open_threads: list[dict[str, Any]]
+
+
+class MemoryCommitted(Payload):
+    summary: dict[str, Any]
+
+
+class ModelCallCompleted(Payload):
+    model: str = Field(min_length=1)
+    prompt_tokens: int = Field(ge=0)
+    completion_tokens: int = Field(ge=0)
+    reasoning_tokens: int | None = Field(default=None, ge=0)
+    latency_ms: int = Field(ge=0)
+
+
+class DaemonTick(Payload):
+    timestamp: float
+
+
+class ProactiveNudge(Payload):
+    reason: str
+    suggestion: str
+    context: dict[str, Any]
+
+
+class ErrorPayload(Payload):
+    error: str
+    traceback: str | None = None
+
+
+PAYLOAD_MODELS: dict[EventKind, type[Payload]] = {
+    EventKind.TURN_STARTED: TurnStarted,
+    EventKind.TURN_STAGE_CHANGED: TurnStageChanged,
+    EventKind.TURN_COMPLETED: TurnCompleted,
+    EventKind.TURN_ABORTED: TurnAborted,
+    EventKind.SENSORS_FAST_UPDATED: SensorsFastUpdated,
+    EventKind.AGENT_STARTED: AgentStarted,
+    EventKind.AGENT_COMPLETED: AgentCompleted,
+    EventKind.AGENT_FAILED: AgentFailed,
+    EventKind.WORKSPACE_PATCHED: WorkspacePatched,
+    EventKind.STANCE_UPDATED: StanceUpdated,
+    EventKind.DELIB_ROUND_STARTED: DelibRoundStarted,
+    EventKind.DELIB_ROUND_COMPLETED: DelibRoundCompleted,
+    EventKind.CONSENSUS_UPDATED: ConsensusUpdated,
+    EventKind.COUNCIL_DECISION_MADE: CouncilDecisionMade,
+    EventKind.VOICE_RENDERED: VoiceRendered,
+    EventKind.CRITICS_UPDATED: CriticsUpdated,
+    EventKind.SAFETY_INTERRUPT: SafetyInterrupt,
+    EventKind.MEMORY_RETRIEVED: MemoryRetrieved,
+    EventKind.MEMORY_COMMITTED: MemoryCommitted,
+    EventKind.MODEL_CALL_COMPLETED: ModelCallCompleted,
+    EventKind.DAEMON_TICK: DaemonTick,
+    EventKind.PROACTIVE_NUDGE: ProactiveNudge,
+    EventKind.ERROR: ErrorPayload,
+}
+
+
+class InvalidPayload(ValueError):
+    """Raised (inside pydantic validation) when a payload does not match its kind."""
+
+
+def validate_payload(kind: EventKind, payload: dict[str, Any]) -> None:
+    """Check ``payload`` against the documented model for ``kind`` (if one exists)."""
+    model = PAYLOAD_MODELS.get(kind)
+    if model is None:
+        return
+    try:
+        model.model_validate(payload)
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in err['loc']) or '<payload>'}: {err['msg']}"
+            for err in exc.errors()
+        )
+        raise InvalidPayload(f"payload for {kind.value} is invalid: {problems}") from None

@@ -1,0 +1,4 @@
+"""The APScheduler daemon: tick, decay, nudges, maintenance.
+
+Empty until the daemon issue lands.
+"""

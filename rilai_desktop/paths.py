@@ -1,0 +1,111 @@
+"""Where Rilai keeps things. The only module that talks to platformdirs.
+
+``RILAI_HOME`` overrides every location (tests and portable installs use it):
+``$RILAI_HOME/{data,config,cache,logs}``. Directories are created owner-only (0700).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import stat
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+import platformdirs
+
+from rilai_desktop.errors import DataDirError
+
+APP_NAME = "rilai"
+DB_FILENAME = "rilai.db"
+PACKAGE_DIR = Path(__file__).resolve().parent
+REPO_ROOT = PACKAGE_DIR.parent
+
+
+def is_dev_checkout() -> bool:
+    """True when running from a source checkout (pyproject.toml and models/ beside us)."""
+    return (REPO_ROOT / "pyproject.toml").is_file() and (REPO_ROOT / "models").is_dir()
+
+
+@dataclass(frozen=True)
+class Paths:
+    data_dir: Path
+    config_dir: Path
+    cache_dir: Path
+    log_dir: Path
+    home_override: Path | None = None
+
+    @property
+    def db_path(self) -> Path:
+        return self.data_dir / DB_FILENAME
+
+    @property
+    def settings_file(self) -> Path:
+        return self.config_dir / "settings.toml"
+
+    @property
+    def categories_dir(self) -> Path:
+        return self.data_dir / "categories"
+
+    @property
+    def models_dir(self) -> Path:
+        """Repo ``models/`` in a dev checkout (unless RILAI_HOME is set), else data/models."""
+        if self.home_override is None and is_dev_checkout():
+            return REPO_ROOT / "models"
+        return self.data_dir / "models"
+
+    def as_dict(self) -> dict[str, str]:
+        return {
+            "data_dir": str(self.data_dir),
+            "config_dir": str(self.config_dir),
+            "cache_dir": str(self.cache_dir),
+            "log_dir": str(self.log_dir),
+            "db_path": str(self.db_path),
+            "settings_file": str(self.settings_file),
+            "models_dir": str(self.models_dir),
+        }
+
+
+def resolve_paths(env: Mapping[str, str] | None = None) -> Paths:
+    env = os.environ if env is None else env
+    home = env.get("RILAI_HOME", "").strip()
+    if home:
+        root = Path(home).expanduser().resolve()
+        return Paths(
+            data_dir=root / "data",
+            config_dir=root / "config",
+            cache_dir=root / "cache",
+            log_dir=root / "logs",
+            home_override=root,
+        )
+    return Paths(
+        data_dir=Path(platformdirs.user_data_dir(APP_NAME, appauthor=False)),
+        config_dir=Path(platformdirs.user_config_dir(APP_NAME, appauthor=False)),
+        cache_dir=Path(platformdirs.user_cache_dir(APP_NAME, appauthor=False)),
+        log_dir=Path(platformdirs.user_log_dir(APP_NAME, appauthor=False)),
+    )
+
+
+def ensure_private_dir(path: Path) -> Path:
+    """Create ``path`` (0700) if missing and check that we can write in it."""
+    try:
+        path.mkdir(mode=0o700, parents=True, exist_ok=True)
+    except OSError as exc:
+        raise DataDirError(
+            f"Cannot create directory {path}: {exc.strerror or exc}",
+            context={"path": str(path)},
+        ) from exc
+    if not path.is_dir():
+        raise DataDirError(f"{path} exists but is not a directory", context={"path": str(path)})
+    mode = stat.S_IMODE(path.stat().st_mode)
+    if mode & 0o077 and os.access(path, os.W_OK):
+        # tighten a directory we own; never loosen anything
+        with contextlib.suppress(OSError):
+            path.chmod(0o700)
+    if not os.access(path, os.W_OK | os.X_OK):
+        raise DataDirError(
+            f"Directory {path} is not writable",
+            context={"path": str(path)},
+        )
+    return path

@@ -1,0 +1,16 @@
+"""SQLite storage: the append-only event log, its projections and the migrations."""
+
+from rilai_desktop.store.db import connect, integrity_check
+from rilai_desktop.store.event_log import EventDraft, EventLog, coerce_kind
+from rilai_desktop.store.migrations import LATEST_VERSION, current_version, migrate
+
+__all__ = [
+    "LATEST_VERSION",
+    "EventDraft",
+    "EventLog",
+    "coerce_kind",
+    "connect",
+    "current_version",
+    "integrity_check",
+    "migrate",
+]

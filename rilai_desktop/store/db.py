@@ -1,0 +1,127 @@
+"""Opening the one SQLite file: owner-only permissions, WAL, migrations, clear errors.
+
+The order matters so that a bad file is never modified: check the header, read the schema
+version (refusing a newer one), and only then switch to WAL and migrate.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from pathlib import Path
+
+from rilai_desktop.errors import (
+    DatabaseError,
+    DatabaseLockedError,
+    DataDirError,
+    NotADatabaseError,
+)
+from rilai_desktop.store.migrations import check_not_newer, migrate
+
+SQLITE_HEADER = b"SQLite format 3\x00"
+BUSY_TIMEOUT_MS = 5000
+
+
+def _check_header(path: Path) -> None:
+    try:
+        with path.open("rb") as fh:
+            head = fh.read(len(SQLITE_HEADER))
+    except OSError as exc:
+        raise DatabaseError(
+            f"Cannot read {path}: {exc.strerror}", context={"path": str(path)}
+        ) from exc
+    if head and head != SQLITE_HEADER:
+        raise NotADatabaseError(
+            f"{path} is not an SQLite database (it was left untouched)",
+            context={"path": str(path)},
+        )
+
+
+def _create_private_file(path: Path) -> None:
+    try:
+        fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
+    except FileExistsError:
+        return
+    except OSError as exc:
+        raise DataDirError(
+            f"Cannot create the database {path}: {exc.strerror}",
+            context={"path": str(path)},
+        ) from exc
+    os.close(fd)
+
+
+def translate(exc: sqlite3.Error, path: Path) -> DatabaseError:
+    """Map a raw sqlite3 error to one of ours, with the file named."""
+    text = str(exc)
+    if isinstance(exc, sqlite3.OperationalError) and "locked" in text:
+        return DatabaseLockedError(f"The database {path} is locked: {text}")
+    if "not a database" in text or "malformed" in text:
+        return NotADatabaseError(
+            f"{path} is damaged or not an SQLite database: {text}", context={"path": str(path)}
+        )
+    if "readonly" in text or "read-only" in text:
+        return DatabaseError(
+            f"The database {path} is read-only: {text}",
+            context={"path": str(path)},
+            recovery_suggestions=[
+                "Make the file and its directory writable by your user",
+                "Or point Rilai elsewhere with RILAI_HOME",
+            ],
+        )
+    return DatabaseError(f"SQLite error on {path}: {text}", context={"path": str(path)})
+
+
+def connect(
+    path: Path, *, migrate_to: int | None = None, readonly: bool = False
+) -> sqlite3.Connection:
+    """Open (creating if needed) the database at ``path`` and bring it to the latest schema."""
+    path = Path(path)
+    if path.exists():
+        if not path.is_file():
+            raise NotADatabaseError(f"{path} is not a file", context={"path": str(path)})
+        _check_header(path)
+    elif readonly:
+        raise DatabaseError(f"No database at {path} yet", context={"path": str(path)})
+    else:
+        if not os.access(path.parent, os.W_OK | os.X_OK):
+            raise DataDirError(
+                f"Cannot create the database: {path.parent} is not writable",
+                context={"path": str(path.parent)},
+            )
+        _create_private_file(path)
+    if not readonly and not os.access(path.parent, os.W_OK | os.X_OK):
+        raise DataDirError(
+            f"The data directory {path.parent} is not writable (WAL needs to write beside the db)",
+            context={"path": str(path.parent)},
+        )
+    try:
+        uri = f"file:{path}?mode=ro" if readonly else f"file:{path}"
+        conn = sqlite3.connect(
+            uri,
+            uri=True,
+            timeout=BUSY_TIMEOUT_MS / 1000,
+            check_same_thread=False,
+            isolation_level=None,
+        )
+    except sqlite3.Error as exc:
+        raise translate(exc, path) from exc
+    try:
+        check_not_newer(conn, str(path))
+        if not readonly:
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA synchronous=NORMAL")
+            conn.execute("PRAGMA foreign_keys=ON")
+            migrate(conn, migrate_to)
+    except sqlite3.Error as exc:
+        conn.close()
+        raise translate(exc, path) from exc
+    except BaseException:
+        conn.close()
+        raise
+    return conn
+
+
+def integrity_check(conn: sqlite3.Connection) -> str:
+    """``ok`` or the first problem SQLite reports."""
+    row = conn.execute("PRAGMA integrity_check").fetchone()
+    return str(row[0])

@@ -89,6 +89,15 @@ def resolve_paths(env: Mapping[str, str] | None = None) -> Paths:
 
 def ensure_private_dir(path: Path) -> Path:
     """Create ``path`` (0700) if missing and check that we can write in it."""
+    if path.exists() and not path.is_dir():
+        raise DataDirError(
+            f"{path} exists but is not a directory",
+            context={"path": str(path)},
+            recovery_suggestions=[
+                f"Move the file aside: mv {path} {path}.bak",
+                "Or point Rilai elsewhere: RILAI_HOME=/some/writable/dir rilai ...",
+            ],
+        )
     try:
         path.mkdir(mode=0o700, parents=True, exist_ok=True)
     except OSError as exc:

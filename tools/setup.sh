@@ -59,10 +59,16 @@ if [ ! -x "$VENV/bin/python" ]; then
   "$PY" -m venv "$VENV"
 fi
 PIP=("$VENV/bin/python" -m pip --disable-pip-version-check)
+# pip warns once per package about this machine's extra local indexes; hide only that line
+pip_install() {
+  "${PIP[@]}" install "$@" 2>&1 | { grep -v 'is neither a file nor a directory' || true; }
+  return "${PIPESTATUS[0]}"
+}
 echo "set-up: torch==2.13.0 (the local CPU build; exactly this spec, nothing pulls CUDA)"
-"${PIP[@]}" install -q "torch==2.13.0"
+pip_install -q "torch==2.13.0"
 echo "set-up: the package with [dev] (first time: llama-cpp-python builds from source, ~10-15 min on 2 cores; pip caches the wheel)"
-CMAKE_BUILD_PARALLEL_LEVEL=${CMAKE_BUILD_PARALLEL_LEVEL:-$(nproc)} "${PIP[@]}" install -q -e ".[dev]"
+export CMAKE_BUILD_PARALLEL_LEVEL=${CMAKE_BUILD_PARALLEL_LEVEL:-$(nproc)}
+pip_install -q -e ".[dev]"
 "$VENV/bin/python" -c "import torch; assert torch.__version__.startswith('2.13.0'), torch.__version__"
 mkdir -p "$STAMPS"
 rm -f "$STAMPS"/deps-*

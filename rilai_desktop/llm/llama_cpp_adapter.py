@@ -1,0 +1,327 @@
+"""The llama.cpp adapter: one loaded GGUF behind the LLM port.
+
+- The chat template comes from the GGUF metadata; without one, the documented ChatML
+  fallback (gguf.CHATML_TEMPLATE) is used, or NoChatTemplateError when the settings say so.
+- A JSON schema becomes a llama.cpp grammar (never regex repair); ``parsed`` holds the
+  decoded object and callers still validate it against their pydantic contract.
+- Prompts that share a prefix with the previous call on this model reuse the KV cache
+  (llama-cpp-python keeps the evaluated tokens and only decodes the new suffix); the number
+  of reused tokens is reported as ``usage.cached_prompt_tokens``.
+- A llama.cpp context is not thread-safe: every call holds this model's lock, a stream
+  holds it until it is exhausted or closed.
+- MODEL_CALL_STARTED / MODEL_CALL_COMPLETED go to the ``on_event`` sink with tokens and ms.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from rilai_desktop.contracts import EventKind
+from rilai_desktop.llm.errors import (
+    ModelCallError,
+    ModelFileCorruptError,
+    NoChatTemplateError,
+    PromptTooLongError,
+)
+from rilai_desktop.llm.gguf import CHATML_TEMPLATE, check_file
+from rilai_desktop.llm.port import (
+    ChatMessage,
+    Completion,
+    CompletionStream,
+    Usage,
+    as_messages,
+    split_reasoning,
+)
+
+EventSink = Callable[[EventKind, dict[str, Any]], None]
+
+
+@dataclass(frozen=True)
+class LlamaOptions:
+    n_ctx: int = 4096
+    n_threads: int = 1
+    n_gpu_layers: int = 0
+    n_batch: int = 512
+    seed: int = 1234
+    template_fallback: Literal["chatml", "error"] = "chatml"
+
+
+class LlamaCppModel:
+    """One GGUF file loaded in llama.cpp."""
+
+    def __init__(
+        self,
+        path: Path,
+        *,
+        model_id: str | None = None,
+        options: LlamaOptions | None = None,
+        expected_size: int | None = None,
+        on_event: EventSink | None = None,
+    ) -> None:
+        from llama_cpp import Llama
+        from llama_cpp.llama_chat_format import Jinja2ChatFormatter
+
+        self.path = Path(path)
+        self.options = options or LlamaOptions()
+        self._model_id = model_id or self.path.stem
+        self._on_event = on_event
+        self._lock = threading.Lock()
+        self._grammars: dict[str, Any] = {}
+        self.last_cached_prompt_tokens = 0
+        check_file(self.path, expected_size=expected_size)
+        o = self.options
+        try:
+            self._llm = Llama(
+                model_path=str(self.path),
+                n_ctx=o.n_ctx,
+                n_threads=o.n_threads,
+                n_threads_batch=o.n_threads,
+                n_gpu_layers=o.n_gpu_layers,
+                n_batch=o.n_batch,
+                seed=o.seed,
+                verbose=False,
+            )
+        except (ValueError, RuntimeError) as exc:
+            raise ModelFileCorruptError(
+                f"llama.cpp could not load {self.path}: {exc} (truncated or damaged?)",
+                context={"path": str(self.path)},
+                recovery_suggestions=["Run `rilai models verify`, then reinstall the tier"],
+            ) from exc
+        meta = self._llm.metadata
+        template = meta.get("tokenizer.chat_template")
+        self.has_chat_template = template is not None
+        if template is None:
+            if o.template_fallback == "error":
+                self._llm.close()
+                raise NoChatTemplateError(
+                    f"{self.path.name} has no chat template in its metadata",
+                    context={"path": str(self.path)},
+                    recovery_suggestions=[
+                        "Use an instruct/chat GGUF (a base model will not chat)",
+                        "Or set llm.chat_template_fallback = chatml to use ChatML",
+                    ],
+                )
+            template = CHATML_TEMPLATE
+        eos = self._llm.token_eos()
+        bos = self._llm.token_bos()
+        self._formatter = Jinja2ChatFormatter(
+            template=template,
+            eos_token=self._llm._model.token_get_text(eos) if eos != -1 else "",
+            bos_token=self._llm._model.token_get_text(bos) if bos != -1 else "",
+            stop_token_ids=[eos],
+        )
+
+    # ── the port ────────────────────────────────────────────────────────────
+    @property
+    def model_id(self) -> str:
+        return self._model_id
+
+    @property
+    def n_ctx(self) -> int:
+        return int(self._llm.n_ctx())
+
+    def format_prompt(self, messages: Sequence[ChatMessage]) -> tuple[str, list[str]]:
+        result = self._formatter(messages=[m.as_dict() for m in messages])  # type: ignore[misc]
+        stop = (
+            result.stop if isinstance(result.stop, list) else [result.stop] if result.stop else []
+        )
+        return result.prompt, [s for s in stop if s]
+
+    def complete(
+        self,
+        messages: Sequence[ChatMessage | Mapping[str, str]],
+        *,
+        schema: Mapping[str, Any] | None = None,
+        max_tokens: int = 256,
+        temperature: float = 0.7,
+        stop: Sequence[str] | None = None,
+        stream: bool = False,
+    ) -> Completion | CompletionStream:
+        prompt, template_stop = self.format_prompt(as_messages(messages))
+        return self.complete_prompt(
+            prompt,
+            schema=schema,
+            max_tokens=max_tokens,
+            temperature=temperature,
+            stop=[*template_stop, *(stop or [])],
+            stream=stream,
+        )
+
+    def format_prompt_pair(self, system: str, user: str) -> str:
+        """The formatted prompt for one system + one user message (benchmarks, tests)."""
+        return self.format_prompt([ChatMessage("system", system), ChatMessage("user", user)])[0]
+
+    def complete_prompt(
+        self,
+        prompt: str,
+        *,
+        schema: Mapping[str, Any] | None = None,
+        max_tokens: int = 256,
+        temperature: float = 0.7,
+        stop: Sequence[str] | None = None,
+        stream: bool = False,
+    ) -> Completion | CompletionStream:
+        """Complete an already formatted prompt (the chat path and the benchmarks use it)."""
+        pieces = self._run(prompt, schema, max_tokens, temperature, list(stop or []))
+        state: dict[str, Any] = {}
+
+        def collect() -> Iterator[str]:
+            for piece in pieces:
+                if isinstance(piece, dict):
+                    state.update(piece)
+                else:
+                    yield piece
+
+        if stream:
+            return CompletionStream(collect(), lambda: state["completion"])
+        for _ in collect():
+            pass
+        completion: Completion = state["completion"]
+        return completion
+
+    # ── the work ────────────────────────────────────────────────────────────
+    def _grammar(self, schema: Mapping[str, Any]) -> Any:
+        from llama_cpp.llama_grammar import LlamaGrammar
+
+        key = json.dumps(schema, sort_keys=True)
+        if key not in self._grammars:
+            self._grammars[key] = LlamaGrammar.from_json_schema(key, verbose=False)
+        return self._grammars[key]
+
+    def _cached_prefix(self, tokens: list[int]) -> int:
+        """How many prompt tokens llama-cpp-python will reuse from the KV cache."""
+        llm = self._llm
+        evaluated = llm.input_ids[: llm.n_tokens]
+        common = 0
+        for a, b in zip(evaluated, tokens, strict=False):
+            if a != b:
+                break
+            common += 1
+        return common - 1 if common == len(tokens) and common > 0 else common
+
+    def _emit(self, kind: EventKind, payload: dict[str, Any]) -> None:
+        if self._on_event is not None:
+            self._on_event(kind, payload)
+
+    def _run(
+        self,
+        prompt: str,
+        schema: Mapping[str, Any] | None,
+        max_tokens: int,
+        temperature: float,
+        stop: list[str],
+    ) -> Iterator[str | dict[str, Any]]:
+        with self._lock:
+            llm = self._llm
+            tokens = llm.tokenize(prompt.encode("utf-8"), special=True)
+            n_ctx = self.n_ctx
+            if len(tokens) >= n_ctx:
+                raise PromptTooLongError(
+                    f"The prompt is {len(tokens)} tokens; {self._model_id} has a context of"
+                    f" {n_ctx} (llm.n_ctx)",
+                    context={"prompt_tokens": len(tokens), "n_ctx": n_ctx},
+                    recovery_suggestions=[
+                        "Shorten the conversation or the memory included",
+                        "Or raise llm.n_ctx: rilai config set llm.n_ctx 8192",
+                    ],
+                )
+            max_tokens = max(1, min(max_tokens, n_ctx - len(tokens)))
+            cached = self._cached_prefix(tokens)
+            self.last_cached_prompt_tokens = cached
+            self._emit(
+                EventKind.MODEL_CALL_STARTED,
+                {
+                    "model": self._model_id,
+                    "prompt_tokens": len(tokens),
+                    "cached_prompt_tokens": cached,
+                    "schema": schema is not None,
+                },
+            )
+            grammar = self._grammar(schema) if schema is not None else None
+            t0 = time.perf_counter()
+            first: float | None = None
+            parts: list[str] = []
+            finish: str | None = None
+            n_chunks = 0
+            try:
+                chunks: Iterator[Any] = llm.create_completion(  # type: ignore[assignment]
+                    prompt,
+                    max_tokens=max_tokens,
+                    temperature=temperature,
+                    stop=stop or None,
+                    stream=True,
+                    grammar=grammar,
+                )
+                for chunk in chunks:
+                    choice = chunk["choices"][0]
+                    text = choice.get("text") or ""
+                    finish = choice.get("finish_reason") or finish
+                    if text:
+                        if first is None:
+                            first = time.perf_counter()
+                        n_chunks += 1
+                        parts.append(text)
+                        yield text
+            except (RuntimeError, ValueError) as exc:
+                raise ModelCallError(f"{self._model_id} failed: {exc}") from exc
+            latency = (time.perf_counter() - t0) * 1000
+            raw = "".join(parts)
+            text, reasoning = split_reasoning(raw)
+            parsed = None
+            if schema is not None:
+                try:
+                    parsed = json.loads(text)
+                except json.JSONDecodeError as exc:
+                    raise ModelCallError(
+                        f"{self._model_id} returned JSON that does not parse ({exc});"
+                        f" finish reason {finish}",
+                        recovery_suggestions=["Raise max_tokens if the reply was cut off"],
+                    ) from exc
+            completion_tokens = (
+                len(llm.tokenize(raw.encode("utf-8"), add_bos=False, special=True)) if raw else 0
+            )
+            usage = Usage(
+                len(tokens),
+                completion_tokens,
+                cached,
+                None if reasoning is None else len(reasoning.split()),
+            )
+            completion = Completion(
+                text=text,
+                model=self._model_id,
+                usage=usage,
+                latency_ms=latency,
+                finish_reason="length" if finish == "length" else "stop",
+                parsed=parsed,
+                reasoning=reasoning,
+                time_to_first_token_ms=None if first is None else (first - t0) * 1000,
+            )
+            self._emit(
+                EventKind.MODEL_CALL_COMPLETED,
+                {
+                    "model": self._model_id,
+                    "prompt_tokens": usage.prompt_tokens,
+                    "completion_tokens": usage.completion_tokens,
+                    "reasoning_tokens": usage.reasoning_tokens,
+                    "latency_ms": round(latency),
+                    "cached_prompt_tokens": cached,
+                    "finish_reason": completion.finish_reason,
+                    "ttft_ms": None if first is None else round((first - t0) * 1000),
+                },
+            )
+            yield {"completion": completion}
+
+    def reset_cache(self) -> None:
+        """Forget the evaluated tokens, so the next call pays its full prompt (benchmarks)."""
+        with self._lock:
+            self._llm.reset()  # type: ignore[no-untyped-call]
+
+    def close(self) -> None:
+        with self._lock:
+            self._llm.close()

@@ -1,0 +1,189 @@
+"""The tier → model manifest: ``models/models.toml`` with the user's overlay on top.
+
+The shipped manifest is never edited by the app; ``rilai models use/add/remove`` write the
+overlay (``<config dir>/models.toml``), whose ``[tiers]`` and ``[models.*]`` entries win.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+import tomli_w
+
+from rilai_desktop.llm.errors import ManifestError
+
+TIERS: tuple[str, ...] = ("small", "medium", "large")
+FALLBACK_ORDER: dict[str, tuple[str, ...]] = {
+    "large": ("large", "medium", "small"),
+    "medium": ("medium", "small"),
+    "small": ("small",),
+}
+SourceKind = Literal["package_file", "package_chunks", "user_file", "url"]
+_SHA = re.compile(r"^[0-9a-f]{64}$")
+
+
+@dataclass(frozen=True)
+class ModelSource:
+    kind: SourceKind
+    packages: tuple[str, ...] = ()
+    parts: tuple[str, ...] = ()  # "module/relative/path" inside installed packages
+    path: str | None = None  # user_file: absolute path of the user's GGUF
+    url: str | None = None
+
+
+@dataclass(frozen=True)
+class ModelEntry:
+    id: str
+    name: str
+    file: str
+    sha256: str | None
+    size: int | None
+    licence: str
+    context_length: int | None
+    source: ModelSource
+
+    def path_in(self, models_dir: Path) -> Path:
+        if self.source.kind == "user_file" and self.source.path:
+            return Path(self.source.path)
+        return models_dir / self.file
+
+    def to_toml(self) -> dict[str, Any]:
+        src: dict[str, Any] = {"kind": self.source.kind}
+        if self.source.packages:
+            src["packages"] = list(self.source.packages)
+        if self.source.parts:
+            src["parts"] = list(self.source.parts)
+        if self.source.path:
+            src["path"] = self.source.path
+        if self.source.url:
+            src["url"] = self.source.url
+        out: dict[str, Any] = {"name": self.name, "file": self.file, "licence": self.licence}
+        if self.sha256:
+            out["sha256"] = self.sha256
+        if self.size is not None:
+            out["size"] = self.size
+        if self.context_length is not None:
+            out["context_length"] = self.context_length
+        out["source"] = src
+        return out
+
+
+@dataclass
+class Manifest:
+    tiers: dict[str, str]
+    models: dict[str, ModelEntry]
+    user_models: set[str] = field(default_factory=set)
+
+    def for_tier(self, tier: str) -> ModelEntry:
+        if tier not in TIERS:
+            raise ManifestError(f"Unknown tier {tier!r}; tiers are {', '.join(TIERS)}")
+        model_id = self.tiers.get(tier)
+        if model_id is None:
+            raise ManifestError(
+                f"No model is assigned to the {tier} tier",
+                recovery_suggestions=[f"rilai models use {tier} MODEL_ID"],
+            )
+        return self.get(model_id)
+
+    def get(self, model_id: str) -> ModelEntry:
+        try:
+            return self.models[model_id]
+        except KeyError:
+            raise ManifestError(
+                f"Unknown model {model_id!r}",
+                recovery_suggestions=[
+                    "Known models: " + ", ".join(sorted(self.models)),
+                    "Register your own GGUF with `rilai models add PATH`",
+                ],
+            ) from None
+
+
+def _read(path: Path) -> dict[str, Any]:
+    if not path.exists():
+        return {}
+    try:
+        with path.open("rb") as fh:
+            return tomllib.load(fh)
+    except tomllib.TOMLDecodeError as exc:
+        raise ManifestError(
+            f"{path} is not valid TOML: {exc}", context={"path": str(path)}
+        ) from exc
+
+
+def _entry(model_id: str, raw: Mapping[str, Any], origin: Path) -> ModelEntry:
+    try:
+        src = raw["source"]
+        sha = raw.get("sha256")
+        if sha is not None and not _SHA.match(str(sha)):
+            raise ValueError(f"sha256 {sha!r} is not 64 lowercase hex digits")
+        return ModelEntry(
+            id=model_id,
+            name=str(raw.get("name", model_id)),
+            file=str(raw["file"]),
+            sha256=None if sha is None else str(sha),
+            size=None if raw.get("size") is None else int(raw["size"]),
+            licence=str(raw.get("licence", "unknown")),
+            context_length=None
+            if raw.get("context_length") is None
+            else int(raw["context_length"]),
+            source=ModelSource(
+                kind=src["kind"],
+                packages=tuple(src.get("packages", ())),
+                parts=tuple(src.get("parts", ())),
+                path=src.get("path"),
+                url=src.get("url"),
+            ),
+        )
+    except (KeyError, TypeError, ValueError) as exc:
+        raise ManifestError(
+            f"Model {model_id!r} in {origin} is malformed: {exc}", context={"path": str(origin)}
+        ) from exc
+
+
+def load_manifest(base: Path, overlay: Path | None = None) -> Manifest:
+    base_raw = _read(base)
+    if not base_raw:
+        raise ManifestError(f"No model manifest at {base}", context={"path": str(base)})
+    tiers = {str(k): str(v) for k, v in base_raw.get("tiers", {}).items()}
+    models = {mid: _entry(mid, raw, base) for mid, raw in base_raw.get("models", {}).items()}
+    user: set[str] = set()
+    if overlay is not None:
+        over = _read(overlay)
+        for mid, raw in over.get("models", {}).items():
+            models[mid] = _entry(mid, raw, overlay)
+            user.add(mid)
+        tiers.update({str(k): str(v) for k, v in over.get("tiers", {}).items()})
+    for tier, mid in tiers.items():
+        if tier not in TIERS:
+            raise ManifestError(f"Unknown tier {tier!r} in the manifest")
+        if mid not in models:
+            raise ManifestError(f"Tier {tier} names unknown model {mid!r}")
+    return Manifest(tiers=tiers, models=models, user_models=user)
+
+
+def update_overlay(
+    overlay: Path,
+    *,
+    tiers: Mapping[str, str] | None = None,
+    add: ModelEntry | None = None,
+    remove: str | None = None,
+) -> None:
+    """Change the user's overlay atomically (tier assignments, added or removed models)."""
+    data = _read(overlay)
+    data.setdefault("tiers", {}).update(dict(tiers or {}))
+    models = data.setdefault("models", {})
+    if add is not None:
+        models[add.id] = add.to_toml()
+    if remove is not None:
+        models.pop(remove, None)
+        data["tiers"] = {t: m for t, m in data["tiers"].items() if m != remove}
+    overlay.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    tmp = overlay.with_suffix(".toml.tmp")
+    with tmp.open("wb") as fh:
+        tomli_w.dump(data, fh)
+    tmp.replace(overlay)

@@ -1,0 +1,113 @@
+"""The ModelRouter: role → tier → one loaded model per file, lazily, with fallback.
+
+- Roles map to tiers through the settings (``[roles]``); tiers map to files through the
+  manifest.
+- A model is loaded the first time it is needed, and one instance serves every tier that
+  points at the same file.
+- When a tier's file is missing or will not load, and ``llm.fallback`` allows it, the router
+  tries the next smaller tier (large → medium → small) and emits an ERROR event saying so.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from rilai_desktop.config import LLMSettings, RoleSettings
+from rilai_desktop.contracts import EventKind
+from rilai_desktop.llm.errors import ModelError, ModelFileMissingError
+from rilai_desktop.llm.manifest import FALLBACK_ORDER, Manifest, ModelEntry
+from rilai_desktop.llm.port import LLM
+
+EventSink = Callable[[EventKind, dict[str, Any]], None]
+ModelFactory = Callable[[ModelEntry, Path], LLM]
+ROLES = ("agents", "council", "voice", "escalation", "extraction", "consolidation")
+
+
+class ModelRouter:
+    def __init__(
+        self,
+        manifest: Manifest,
+        models_dir: Path,
+        *,
+        llm_settings: LLMSettings,
+        roles: RoleSettings,
+        factory: ModelFactory,
+        on_event: EventSink | None = None,
+    ) -> None:
+        self.manifest = manifest
+        self.models_dir = models_dir
+        self.llm_settings = llm_settings
+        self.roles = roles
+        self._factory = factory
+        self._on_event = on_event
+        self._loaded: dict[Path, LLM] = {}
+        self._lock = threading.Lock()
+        self.resolved: dict[str, str] = {}  # requested tier -> tier actually used
+
+    def tier_for_role(self, role: str) -> str:
+        if role not in ROLES:
+            raise ModelError(f"Unknown role {role!r}; roles are {', '.join(ROLES)}")
+        return str(getattr(self.roles, role))
+
+    def for_role(self, role: str) -> LLM:
+        return self.for_tier(self.tier_for_role(role))
+
+    def for_tier(self, tier: str) -> LLM:
+        order = FALLBACK_ORDER.get(tier, (tier,))
+        if not self.llm_settings.fallback:
+            order = (tier,)
+        problems: list[str] = []
+        for candidate in order:
+            entry = self.manifest.for_tier(candidate)
+            path = entry.path_in(self.models_dir).resolve()
+            try:
+                model = self._load(entry, path)
+            except ModelError as exc:
+                problems.append(f"{candidate}: {exc.message}")
+                if candidate != order[-1]:
+                    self._emit_fallback(tier, candidate, exc)
+                continue
+            self.resolved[tier] = candidate
+            return model
+        raise ModelFileMissingError(
+            f"No usable model for the {tier} tier: " + "; ".join(problems),
+            recovery_suggestions=[
+                "Install the models: rilai models install " + " ".join(order),
+                "Check them: rilai models verify",
+            ],
+        )
+
+    def _load(self, entry: ModelEntry, path: Path) -> LLM:
+        with self._lock:
+            model = self._loaded.get(path)
+            if model is None:
+                model = self._factory(entry, path)
+                self._loaded[path] = model
+            return model
+
+    def _emit_fallback(self, tier: str, failed: str, exc: ModelError) -> None:
+        if self._on_event is not None:
+            self._on_event(
+                EventKind.ERROR,
+                {
+                    "error": f"model tier {failed} unavailable, falling back: {exc.message}",
+                    "traceback": None,
+                    "code": exc.code,
+                    "requested_tier": tier,
+                    "failed_tier": failed,
+                },
+            )
+
+    def loaded_models(self) -> list[str]:
+        return sorted(str(p) for p in self._loaded)
+
+    def close(self) -> None:
+        with self._lock:
+            for model in self._loaded.values():
+                closer = getattr(model, "close", None)
+                if callable(closer):
+                    closer()
+            self._loaded.clear()

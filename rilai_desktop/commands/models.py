@@ -223,12 +223,12 @@ def cmd_download(args: Namespace, ctx: Context) -> int:
 
     from rilai_desktop.llm.download import download
 
+    if args.tier:  # refuse a bad tier before downloading gigabytes, not after
+        _tiers([args.tier])
     name = Path(urlparse(args.url).path).name or "model.gguf"
     dest = ctx.paths.models_dir / name
     ctx.paths.models_dir.mkdir(parents=True, exist_ok=True)
     download(args.url, dest, args.sha256, progress=_Bar(name, ctx.json))
-    if args.tier:
-        _tiers([args.tier])
     return _register(ctx, dest, args.id, args.tier, ModelSource("url", url=args.url))
 
 

@@ -85,24 +85,27 @@ class Verification:
         return self.exists and self.size_ok and self.sha_ok
 
 
-def _cache_key(path: Path) -> str:
+def _cache_key(path: Path, models_dir: Path) -> str:
     st = path.stat()
-    return f"{path.name}:{st.st_size}:{st.st_mtime_ns}"
+    # files in the models dir by name (the dir may move); user files elsewhere by full path
+    name = path.name if path.parent == models_dir else str(path)
+    return f"{name}:{st.st_size}:{st.st_mtime_ns}"
 
 
 def _load_cache(models_dir: Path) -> dict[str, str]:
     try:
         data = json.loads((models_dir / CACHE_NAME).read_text())
         return {str(k): str(v) for k, v in data.items()}
-    except (OSError, ValueError):
+    except (OSError, ValueError, AttributeError):  # unreadable, not JSON, not an object
         return {}
 
 
 def _remember(models_dir: Path, path: Path, sha: str) -> None:
     cache = _load_cache(models_dir)
-    cache[_cache_key(path)] = sha
+    cache[_cache_key(path, models_dir)] = sha
     tmp = models_dir / (CACHE_NAME + ".tmp")
     try:
+        models_dir.mkdir(parents=True, exist_ok=True)
         tmp.write_text(json.dumps(cache, indent=1))
         tmp.replace(models_dir / CACHE_NAME)
     except OSError:
@@ -117,11 +120,12 @@ def verify(entry: ModelEntry, models_dir: Path, *, use_cache: bool = True) -> Ve
     size_ok = entry.size is None or size == entry.size
     sha: str | None = None
     if size_ok:
-        cache = _load_cache(path.parent) if use_cache else {}
-        sha = cache.get(_cache_key(path))
+        # the cache lives in the models dir, never beside a user's own file
+        cache = _load_cache(models_dir) if use_cache else {}
+        sha = cache.get(_cache_key(path, models_dir))
         if sha is None:
             sha = sha256_of(path)
-            _remember(path.parent, path, sha)
+            _remember(models_dir, path, sha)
     sha_ok = sha is not None and (entry.sha256 is None or sha == entry.sha256)
     return Verification(path, True, size, size_ok, sha, sha_ok)
 

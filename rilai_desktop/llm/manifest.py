@@ -6,12 +6,13 @@ overlay (``<config dir>/models.toml``), whose ``[tiers]`` and ``[models.*]`` ent
 
 from __future__ import annotations
 
+import os
 import re
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 import tomli_w
 
@@ -113,11 +114,29 @@ def _read(path: Path) -> dict[str, Any]:
         raise ManifestError(
             f"{path} is not valid TOML: {exc}", context={"path": str(path)}
         ) from exc
+    except OSError as exc:
+        raise ManifestError(
+            f"Cannot read {path}: {exc.strerror or exc}", context={"path": str(path)}
+        ) from exc
+
+
+def _table(data: Mapping[str, Any], key: str, origin: Path) -> dict[str, Any]:
+    value = data.get(key, {})
+    if not isinstance(value, dict):
+        raise ManifestError(
+            f"[{key}] in {origin} must be a table, not {type(value).__name__}",
+            context={"path": str(origin)},
+        )
+    return value
 
 
 def _entry(model_id: str, raw: Mapping[str, Any], origin: Path) -> ModelEntry:
     try:
         src = raw["source"]
+        if src["kind"] not in get_args(SourceKind):
+            raise ValueError(
+                f"source kind {src['kind']!r} is not one of {', '.join(get_args(SourceKind))}"
+            )
         sha = raw.get("sha256")
         if sha is not None and not _SHA.match(str(sha)):
             raise ValueError(f"sha256 {sha!r} is not 64 lowercase hex digits")
@@ -139,7 +158,7 @@ def _entry(model_id: str, raw: Mapping[str, Any], origin: Path) -> ModelEntry:
                 url=src.get("url"),
             ),
         )
-    except (KeyError, TypeError, ValueError) as exc:
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
         raise ManifestError(
             f"Model {model_id!r} in {origin} is malformed: {exc}", context={"path": str(origin)}
         ) from exc
@@ -149,20 +168,35 @@ def load_manifest(base: Path, overlay: Path | None = None) -> Manifest:
     base_raw = _read(base)
     if not base_raw:
         raise ManifestError(f"No model manifest at {base}", context={"path": str(base)})
-    tiers = {str(k): str(v) for k, v in base_raw.get("tiers", {}).items()}
-    models = {mid: _entry(mid, raw, base) for mid, raw in base_raw.get("models", {}).items()}
+    tiers = {str(k): str(v) for k, v in _table(base_raw, "tiers", base).items()}
+    origin = dict.fromkeys(tiers, base)  # which file each tier assignment came from
+    models = {mid: _entry(mid, raw, base) for mid, raw in _table(base_raw, "models", base).items()}
     user: set[str] = set()
     if overlay is not None:
         over = _read(overlay)
-        for mid, raw in over.get("models", {}).items():
+        for mid, raw in _table(over, "models", overlay).items():
             models[mid] = _entry(mid, raw, overlay)
             user.add(mid)
-        tiers.update({str(k): str(v) for k, v in over.get("tiers", {}).items()})
+        over_tiers = {str(k): str(v) for k, v in _table(over, "tiers", overlay).items()}
+        tiers.update(over_tiers)
+        origin.update(dict.fromkeys(over_tiers, overlay))
     for tier, mid in tiers.items():
+        where = origin[tier]
         if tier not in TIERS:
-            raise ManifestError(f"Unknown tier {tier!r} in the manifest")
+            raise ManifestError(
+                f"Unknown tier {tier!r} in {where}; tiers are {', '.join(TIERS)}",
+                context={"path": str(where)},
+                recovery_suggestions=[f"Fix or delete the [tiers] line in {where}"],
+            )
         if mid not in models:
-            raise ManifestError(f"Tier {tier} names unknown model {mid!r}")
+            raise ManifestError(
+                f"Tier {tier} in {where} names unknown model {mid!r}",
+                context={"path": str(where)},
+                recovery_suggestions=[
+                    "Known models: " + ", ".join(sorted(models)),
+                    f"Fix or delete the [tiers] line in {where}",
+                ],
+            )
     return Manifest(tiers=tiers, models=models, user_models=user)
 
 
@@ -175,15 +209,20 @@ def update_overlay(
 ) -> None:
     """Change the user's overlay atomically (tier assignments, added or removed models)."""
     data = _read(overlay)
-    data.setdefault("tiers", {}).update(dict(tiers or {}))
-    models = data.setdefault("models", {})
+    data["tiers"] = {**_table(data, "tiers", overlay), **dict(tiers or {})}
+    models = data["models"] = _table(data, "models", overlay)
     if add is not None:
         models[add.id] = add.to_toml()
     if remove is not None:
         models.pop(remove, None)
         data["tiers"] = {t: m for t, m in data["tiers"].items() if m != remove}
     overlay.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-    tmp = overlay.with_suffix(".toml.tmp")
-    with tmp.open("wb") as fh:
-        tomli_w.dump(data, fh)
-    tmp.replace(overlay)
+    tmp = overlay.with_name(f".{overlay.name}.{os.getpid()}.tmp")
+    try:
+        with tmp.open("wb") as fh:
+            tomli_w.dump(data, fh)
+            fh.flush()
+            os.fsync(fh.fileno())
+        tmp.replace(overlay)
+    finally:
+        tmp.unlink(missing_ok=True)  # only left when writing failed; the overlay is untouched

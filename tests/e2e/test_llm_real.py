@@ -1,0 +1,128 @@
+"""The model layer on the real small and medium GGUF files."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+
+from rilai_desktop.contracts import AgentOutput, EventKind
+from rilai_desktop.contracts.agent_schema import (
+    AGENT_REPLY_MAX_TOKENS,
+    agent_output_from_reply,
+    agent_reply_schema,
+)
+from rilai_desktop.llm.llama_cpp_adapter import LlamaCppModel
+from rilai_desktop.llm.port import Completion, CompletionStream
+
+pytestmark = [pytest.mark.e2e, pytest.mark.slow]
+DATA = Path(__file__).resolve().parents[1] / "data"
+
+AGENT_SYSTEM = (
+    "You are the stress agent inside a companion app. Read the user's message and report, "
+    "as JSON, what you notice about stress or pressure: a one-sentence observation, "
+    "urgency 0-3, confidence 0-3, and up to two short claims (observation, concern, "
+    "recommendation or question). Be brief and specific to the message."
+)
+
+
+def test_plain_chat_reply(model: LlamaCppModel) -> None:
+    events: list[tuple[EventKind, dict]] = []
+    model._on_event = lambda kind, payload: events.append((kind, payload))
+    try:
+        reply = model.complete(
+            [{"role": "user", "content": "Say hello to me in one short sentence."}],
+            max_tokens=40,
+            temperature=0.2,
+        )
+    finally:
+        model._on_event = None
+    assert isinstance(reply, Completion)
+    assert reply.text.strip()
+    assert reply.usage.prompt_tokens > 5
+    assert reply.usage.completion_tokens > 0
+    assert reply.latency_ms > 0
+    assert reply.finish_reason in {"stop", "length"}
+    kinds = [k for k, _ in events]
+    assert kinds == [EventKind.MODEL_CALL_STARTED, EventKind.MODEL_CALL_COMPLETED]
+    done = events[-1][1]
+    assert done["model"] == model.model_id
+    assert done["completion_tokens"] == reply.usage.completion_tokens
+    assert done["latency_ms"] >= 0
+
+
+def test_agent_output_schema_validates_on_50_of_50(model: LlamaCppModel) -> None:
+    messages = [m for m in (DATA / "agent_inputs.txt").read_text().splitlines() if m.strip()]
+    assert len(messages) == 50
+    schema = agent_reply_schema()
+    failures: list[str] = []
+    outputs: list[AgentOutput] = []
+    for text in messages:
+        reply = model.complete(
+            [{"role": "system", "content": AGENT_SYSTEM}, {"role": "user", "content": text}],
+            schema=schema,
+            max_tokens=AGENT_REPLY_MAX_TOKENS,
+            temperature=0.2,
+        )
+        assert isinstance(reply, Completion)
+        try:
+            outputs.append(
+                AgentOutput.model_validate(
+                    agent_output_from_reply("emotion.stress", reply.parsed).model_dump()
+                )
+            )
+        except Exception as exc:
+            failures.append(f"{text!r}: {exc} <- {reply.text!r}")
+    assert not failures, f"{len(failures)}/50 failed:\n" + "\n".join(failures)
+    assert len(outputs) == 50
+    # the grammar keeps every level inside 0..3 (plain minimum/maximum would not)
+    assert all(0 <= o.urgency <= 3 and 0 <= o.confidence <= 3 for o in outputs)
+
+
+def test_streaming_yields_pieces_as_they_come(model: LlamaCppModel) -> None:
+    stream = model.complete(
+        [{"role": "user", "content": "Count from one to ten in words."}],
+        max_tokens=40,
+        temperature=0.0,
+        stream=True,
+    )
+    assert isinstance(stream, CompletionStream)
+    arrivals: list[float] = []
+    pieces: list[str] = []
+    for piece in stream:
+        arrivals.append(time.perf_counter())
+        pieces.append(piece)
+    done = time.perf_counter()
+    assert len(pieces) > 1, "a stream must yield more than one chunk before completion"
+    assert arrivals[0] < done
+    assert arrivals[-1] - arrivals[0] > 0  # they came over time, not in one burst
+    result = stream.result
+    assert "".join(pieces).strip() == result.text.strip()
+    assert result.time_to_first_token_ms is not None
+    assert result.time_to_first_token_ms < result.latency_ms
+
+
+def test_second_call_reuses_a_400_token_prefix(model: LlamaCppModel) -> None:
+    context = (
+        "Background for this conversation. The user is a night-shift nurse who plays the "
+        "cello, has a cat called Pixel, a sister called Maya abroad, and an exam next month. "
+    )
+    prefix = context
+    while len(model._llm.tokenize(prefix.encode())) < 400:
+        prefix += context
+    model.reset_cache()
+    first = model.complete(
+        [{"role": "system", "content": prefix}, {"role": "user", "content": "How was my day?"}],
+        max_tokens=8,
+        temperature=0.0,
+    )
+    second = model.complete(
+        [{"role": "system", "content": prefix}, {"role": "user", "content": "Any plans?"}],
+        max_tokens=8,
+        temperature=0.0,
+    )
+    assert isinstance(first, Completion) and isinstance(second, Completion)
+    assert first.usage.prompt_tokens >= 400
+    assert first.usage.cached_prompt_tokens == 0
+    assert second.usage.cached_prompt_tokens >= 400, second.usage

@@ -17,6 +17,9 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 from rilai_desktop.paths import REPO_ROOT
 
+# the in-process `run` fixture for CLI tests
+pytest_plugins = ["tests.cli_runner"]
+
 # `make test` installs the small and medium models here (RILAI_MODELS_DIR, or the repo's
 # models/); captured before the autouse fixture below clears every RILAI_* variable.
 REAL_MODELS_DIR = Path(os.environ.get("RILAI_MODELS_DIR") or REPO_ROOT / "models")

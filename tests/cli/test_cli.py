@@ -8,7 +8,6 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -21,34 +20,10 @@ from rilai_desktop.contracts import EventKind
 from rilai_desktop.contracts.payloads import PAYLOAD_MODELS
 from rilai_desktop.paths import Paths, resolve_paths
 from rilai_desktop.store import EventLog
+from tests.cli_runner import Result, Run
 
 SESSION_A = "sess-a"
 SESSION_B = "sess-b"
-
-
-class Result:
-    def __init__(self, code: int, out: str, err: str) -> None:
-        self.code, self.out, self.err = code, out, err
-
-    def json(self) -> Any:
-        return json.loads(self.out)
-
-    def __repr__(self) -> str:
-        return f"Result(code={self.code}, out={self.out!r}, err={self.err!r})"
-
-
-Run = Callable[..., Result]
-
-
-@pytest.fixture
-def run(capsys: pytest.CaptureFixture[str]) -> Run:
-    def _run(*argv: str) -> Result:
-        capsys.readouterr()
-        code = cli.main(list(argv))
-        out, err = capsys.readouterr()
-        return Result(code, out, err)
-
-    return _run
 
 
 @pytest.fixture

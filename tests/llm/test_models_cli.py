@@ -7,19 +7,17 @@ on sys.path, and pip is replaced by a stub that fails the test if it is ever rea
 from __future__ import annotations
 
 import hashlib
-import json
 import tomllib
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from rilai_desktop import cli
 from rilai_desktop.llm import installer
 from rilai_desktop.llm.errors import InstallError
 from rilai_desktop.llm.manifest import ModelEntry, ModelSource, load_manifest, update_overlay
 from rilai_desktop.paths import REPO_ROOT
+from tests.cli_runner import Result, Run
 
 SHIPPED = REPO_ROOT / "models" / "models.toml"
 SMALL = "smollm2-135m-instruct-q4_1"
@@ -29,31 +27,6 @@ SMALL_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 SMALL_SIZE = 98362432
 GOOD_SHA = "e" * 64
 PipCalls = list[tuple[str, ...]]
-
-
-class Result:
-    def __init__(self, code: int, out: str, err: str) -> None:
-        self.code, self.out, self.err = code, out, err
-
-    def json(self) -> Any:
-        return json.loads(self.out)
-
-    def __repr__(self) -> str:
-        return f"Result(code={self.code}, out={self.out!r}, err={self.err!r})"
-
-
-Run = Callable[..., Result]
-
-
-@pytest.fixture
-def run(capsys: pytest.CaptureFixture[str]) -> Run:
-    def _run(*argv: str) -> Result:
-        capsys.readouterr()
-        code = cli.main(list(argv))
-        out, err = capsys.readouterr()
-        return Result(code, out, err)
-
-    return _run
 
 
 @pytest.fixture

@@ -17,7 +17,7 @@ from typing import Any, Literal
 import tomli_w
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from rilai_desktop.errors import ConfigError
+from rilai_desktop.errors import ConfigError, RilaiError
 
 NOT_SETTINGS = frozenset({"RILAI_HOME", "RILAI_DEBUG", "RILAI_MODELS_DIR"})
 
@@ -114,21 +114,24 @@ def flatten(tree: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
     return out
 
 
-def read_settings_file(path: Path) -> dict[str, Any]:
+def read_toml(path: Path, error: type[RilaiError] = ConfigError) -> dict[str, Any]:
+    """Read a TOML file ({} when absent); a bad or unreadable file raises ``error``
+    naming the file. Shared by settings.toml and the model manifests."""
     if not path.exists():
         return {}
     try:
         with path.open("rb") as fh:
             return tomllib.load(fh)
     except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(
-            f"{path} is not valid TOML: {exc}",
-            context={"path": str(path)},
-        ) from exc
+        raise error(f"{path} is not valid TOML: {exc}", context={"path": str(path)}) from exc
     except OSError as exc:
-        raise ConfigError(
-            f"Cannot read {path}: {exc.strerror}", context={"path": str(path)}
+        raise error(
+            f"Cannot read {path}: {exc.strerror or exc}", context={"path": str(path)}
         ) from exc
+
+
+def read_settings_file(path: Path) -> dict[str, Any]:
+    return read_toml(path, ConfigError)
 
 
 def env_overrides(env: Mapping[str, str]) -> dict[str, str]:

@@ -248,7 +248,6 @@ class LlamaCppModel:
             first: float | None = None
             parts: list[str] = []
             finish: str | None = None
-            n_chunks = 0
             try:
                 chunks: Iterator[Any] = llm.create_completion(  # type: ignore[assignment]
                     prompt,
@@ -265,7 +264,6 @@ class LlamaCppModel:
                     if text:
                         if first is None:
                             first = time.perf_counter()
-                        n_chunks += 1
                         parts.append(text)
                         yield text
             except (RuntimeError, ValueError) as exc:

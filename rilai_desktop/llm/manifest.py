@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import os
 import re
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,6 +15,7 @@ from typing import Any, Literal, get_args
 
 import tomli_w
 
+from rilai_desktop.config import read_toml
 from rilai_desktop.llm.errors import ManifestError
 
 TIERS: tuple[str, ...] = ("small", "medium", "large")
@@ -105,19 +105,7 @@ class Manifest:
 
 
 def _read(path: Path) -> dict[str, Any]:
-    if not path.exists():
-        return {}
-    try:
-        with path.open("rb") as fh:
-            return tomllib.load(fh)
-    except tomllib.TOMLDecodeError as exc:
-        raise ManifestError(
-            f"{path} is not valid TOML: {exc}", context={"path": str(path)}
-        ) from exc
-    except OSError as exc:
-        raise ManifestError(
-            f"Cannot read {path}: {exc.strerror or exc}", context={"path": str(path)}
-        ) from exc
+    return read_toml(path, ManifestError)
 
 
 def _table(data: Mapping[str, Any], key: str, origin: Path) -> dict[str, Any]:

@@ -64,6 +64,29 @@ class EmbeddingSettings(_Section):
     torch_threads: int = Field(default=1, ge=1, le=64, description="torch threads")
 
 
+class MemorySettings(_Section):
+    exact_index_max: int = Field(
+        default=250_000,
+        ge=1,
+        description="items up to which the FAISS index is exact (flat); an IVF index beyond",
+    )
+    extract: Literal["rules", "llm", "both"] = Field(
+        default="both", description="how turns become memory items"
+    )
+    consolidation_interval: int = Field(
+        default=10, ge=1, le=10_000, description="consolidate a category after N new items"
+    )
+    dedupe_similarity: float = Field(
+        default=0.92, ge=0.5, le=1.0, description="cosine over which a new item reinforces"
+    )
+    llm_candidates: int = Field(
+        default=20, ge=1, le=50, description="candidates the model re-ranks (LLM retrieval)"
+    )
+    journal_retention_days: int = Field(
+        default=30, ge=1, le=3650, description="days to keep daily journal files"
+    )
+
+
 class DaemonSettings(_Section):
     tick_seconds: int = Field(default=60, ge=1, le=86400, description="daemon tick interval")
 
@@ -77,6 +100,7 @@ class Settings(_Section):
     llm: LLMSettings = Field(default_factory=LLMSettings)
     roles: RoleSettings = Field(default_factory=RoleSettings)
     embedding: EmbeddingSettings = Field(default_factory=EmbeddingSettings)
+    memory: MemorySettings = Field(default_factory=MemorySettings)
     daemon: DaemonSettings = Field(default_factory=DaemonSettings)
     ui: UISettings = Field(default_factory=UISettings)
 

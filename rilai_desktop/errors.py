@@ -261,6 +261,29 @@ class StorageError(MemoryError):
     ]
 
 
+class MemoryInputError(MemoryError, ValueError):
+    """Bad input to a memory call (the seed raises ValueError): nothing was written.
+
+    It keeps the seed's base code MEM-000 and is also a ValueError, as the seed's tables say;
+    the message names the field and the hints say what is accepted.
+    """
+
+    code = "MEM-000"
+    name = "MemoryInputError"
+    recovery_suggestions = ["Check the value against the limits in the message and retry"]
+
+
+class TranscriptError(MemoryInputError):
+    """A transcript file for `rilai memory ingest` is not in the documented shape."""
+
+    name = "TranscriptError"
+    recovery_suggestions = [
+        'The file must be JSON: {"title": str, "sessions": [{"id": str, "date": ISO-8601, '
+        '"turns": [{"id": str, "speaker": str, "text": str}]}]}',
+        "Nothing was ingested; fix the file and run the command again",
+    ]
+
+
 MEMORY_ERRORS: tuple[type[MemoryError], ...] = (
     MemoryError,
     ResourceNotFoundError,

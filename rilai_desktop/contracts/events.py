@@ -1,6 +1,7 @@
 """The event envelope and every event kind: the backbone of the event-sourced turn.
 
-Seed 000 defines the kinds; ``TURN_ABORTED`` is ours (a turn that never reached
+Seed 000 defines the kinds, seed 003 the ``memory.*`` ones; ``TURN_ABORTED``,
+``memory.item_updated`` and ``memory.index_rebuilt`` are ours; ``TURN_ABORTED`` is (a turn that never reached
 TURN_COMPLETED, recognised when the log is opened). Each kind whose payload seed 000
 documents has a typed payload model in ``payloads.py``; constructing an EngineEvent
 validates its payload against that model, so an event that reaches the log is well-formed.
@@ -51,6 +52,16 @@ class EventKind(StrEnum):
     MEMORY_RETRIEVED = "memory_retrieved"
     MEMORY_CANDIDATES_PROPOSED = "memory_candidates_proposed"
     MEMORY_COMMITTED = "memory_committed"
+    # memory store (seed 003's MemoryEventType values; the last two are ours)
+    MEMORY_RESOURCE_STORED = "memory.resource_stored"
+    MEMORY_ITEMS_EXTRACTED = "memory.items_extracted"
+    MEMORY_CATEGORY_CREATED = "memory.category_created"
+    MEMORY_CATEGORY_CONSOLIDATED = "memory.category_consolidated"
+    MEMORY_RETRIEVAL_PERFORMED = "memory.retrieval_performed"
+    MEMORY_RESOURCE_DELETED = "memory.resource_deleted"
+    MEMORY_ITEM_DELETED = "memory.item_deleted"
+    MEMORY_ITEM_UPDATED = "memory.item_updated"  # ours: edited, reinforced or invalidated
+    MEMORY_INDEX_REBUILT = "memory.index_rebuilt"  # ours: the FAISS index was rebuilt
     # observability
     MODEL_CALL_STARTED = "model_call_started"
     MODEL_CALL_COMPLETED = "model_call_completed"

@@ -135,6 +135,63 @@ class MemoryCommitted(Payload):
     summary: dict[str, Any]
 
 
+class ResourceStored(Payload):
+    resource_id: str = Field(min_length=1)
+    resource_type: str = Field(min_length=1)
+    content_length: int = Field(ge=1)
+    metadata_keys: list[str]
+
+
+class ItemsExtracted(Payload):
+    resource_id: str = Field(min_length=1)
+    item_ids: list[str]
+    item_count: int = Field(ge=0)
+    categories: list[str]
+    extraction_time_ms: float = Field(ge=0)
+
+
+class CategoryCreated(Payload):
+    category_id: str = Field(min_length=1)
+    name: str = Field(min_length=1)
+    description: str
+
+
+class CategoryConsolidated(Payload):
+    category_id: str = Field(min_length=1)
+    name: str = Field(min_length=1)
+    item_count: int = Field(ge=0)
+    content_length: int = Field(ge=0)
+    consolidation_time_ms: float = Field(ge=0)
+
+
+class RetrievalPerformed(Payload):
+    query_hash: str = Field(min_length=64, max_length=64)
+    mode: str
+    result_count: int = Field(ge=0)
+    search_time_ms: float = Field(ge=0)
+    escalated: bool
+
+
+class ResourceDeleted(Payload):
+    resource_id: str = Field(min_length=1)
+    item_ids: list[str]
+
+
+class ItemDeleted(Payload):
+    item_id: str = Field(min_length=1)
+
+
+class ItemUpdated(Payload):
+    item_id: str = Field(min_length=1)
+    change: str = Field(min_length=1)  # reinforced | invalidated | edited | recategorised
+
+
+class IndexRebuilt(Payload):
+    reason: str = Field(min_length=1)
+    item_count: int = Field(ge=0)
+    rebuild_time_ms: float = Field(ge=0)
+
+
 class ModelCallCompleted(Payload):
     model: str = Field(min_length=1)
     prompt_tokens: int = Field(ge=0)
@@ -178,6 +235,15 @@ PAYLOAD_MODELS: dict[EventKind, type[Payload]] = {
     EventKind.SAFETY_INTERRUPT: SafetyInterrupt,
     EventKind.MEMORY_RETRIEVED: MemoryRetrieved,
     EventKind.MEMORY_COMMITTED: MemoryCommitted,
+    EventKind.MEMORY_RESOURCE_STORED: ResourceStored,
+    EventKind.MEMORY_ITEMS_EXTRACTED: ItemsExtracted,
+    EventKind.MEMORY_CATEGORY_CREATED: CategoryCreated,
+    EventKind.MEMORY_CATEGORY_CONSOLIDATED: CategoryConsolidated,
+    EventKind.MEMORY_RETRIEVAL_PERFORMED: RetrievalPerformed,
+    EventKind.MEMORY_RESOURCE_DELETED: ResourceDeleted,
+    EventKind.MEMORY_ITEM_DELETED: ItemDeleted,
+    EventKind.MEMORY_ITEM_UPDATED: ItemUpdated,
+    EventKind.MEMORY_INDEX_REBUILT: IndexRebuilt,
     EventKind.MODEL_CALL_COMPLETED: ModelCallCompleted,
     EventKind.DAEMON_TICK: DaemonTick,
     EventKind.PROACTIVE_NUDGE: ProactiveNudge,

@@ -11,6 +11,7 @@ live process is marked with a TURN_ABORTED event, so it is never replayed as com
 from __future__ import annotations
 
 import json
+from contextlib import contextmanager
 import math
 import sqlite3
 import threading
@@ -132,6 +133,7 @@ class EventLog:
         self.path = Path(path)
         self._clock = clock
         self._lock = threading.RLock()
+        self._tx_depth = 0
         self._conn = connect(self.path, readonly=readonly)
         self._writer = WriterLock(self.path)
         self.aborted_on_open: list[EngineEvent] = []
@@ -183,18 +185,46 @@ class EventLog:
         prepared = [self._prepare(d) for d in drafts]
         if not prepared:
             return []
-        with self._lock:
+        with self.transaction():
             try:
-                self._conn.execute("BEGIN IMMEDIATE")
-                try:
-                    out = self._insert(prepared)
-                    self._conn.execute("COMMIT")
-                except BaseException:
-                    self._conn.execute("ROLLBACK")
-                    raise
+                return self._insert(prepared)
             except sqlite3.Error as exc:
                 raise translate(exc, self.path) from exc
-        return out
+
+    @contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        """One write transaction on the shared connection (BEGIN IMMEDIATE … COMMIT).
+
+        Nested use joins the outer transaction, so memory writes and their events (or a
+        whole turn's commit) land together or not at all. Other threads wait on the lock.
+        """
+        with self._lock:
+            if self._tx_depth:
+                self._tx_depth += 1
+                try:
+                    yield self._conn
+                finally:
+                    self._tx_depth -= 1
+                return
+            try:
+                self._conn.execute("BEGIN IMMEDIATE")
+            except sqlite3.Error as exc:
+                raise translate(exc, self.path) from exc
+            self._tx_depth = 1
+            try:
+                yield self._conn
+            except BaseException:
+                self._tx_depth = 0
+                if self._conn.in_transaction:
+                    self._conn.execute("ROLLBACK")
+                raise
+            self._tx_depth = 0
+            try:
+                self._conn.execute("COMMIT")
+            except sqlite3.Error as exc:
+                if self._conn.in_transaction:
+                    self._conn.execute("ROLLBACK")
+                raise translate(exc, self.path) from exc
 
     def _prepare(self, draft: EventDraft) -> tuple[EngineEvent, str]:
         kind = coerce_kind(draft.kind)

@@ -55,6 +55,7 @@ unit = st.floats(min_value=0.0, max_value=1.0, allow_nan=False)
 signed_unit = st.floats(min_value=-1.0, max_value=1.0, allow_nan=False)
 level = st.integers(min_value=0, max_value=3)
 nonneg_int = st.integers(min_value=0, max_value=10**9)
+nonneg_floats = st.floats(min_value=0.0, max_value=1e9, allow_nan=False)
 any_int = st.integers(min_value=-(10**9), max_value=10**9)
 aware_datetimes = st.datetimes(timezones=st.just(UTC))
 short_text_list = st.lists(text(), max_size=3)
@@ -387,6 +388,52 @@ PAYLOAD_STRATEGIES: dict[EventKind, st.SearchStrategy[dict[str, Any]]] = {
         }
     ),
     EventKind.MEMORY_COMMITTED: _payload({"summary": json_dicts}),
+    EventKind.MEMORY_RESOURCE_STORED: _payload(
+        {
+            "resource_id": ids,
+            "resource_type": ids,
+            "content_length": st.integers(min_value=1, max_value=10**6),
+            "metadata_keys": short_text_list,
+        }
+    ),
+    EventKind.MEMORY_ITEMS_EXTRACTED: _payload(
+        {
+            "resource_id": ids,
+            "item_ids": st.lists(ids, max_size=3),
+            "item_count": nonneg_int,
+            "categories": short_text_list,
+            "extraction_time_ms": nonneg_floats,
+        }
+    ),
+    EventKind.MEMORY_CATEGORY_CREATED: _payload(
+        {"category_id": ids, "name": ids, "description": text()}
+    ),
+    EventKind.MEMORY_CATEGORY_CONSOLIDATED: _payload(
+        {
+            "category_id": ids,
+            "name": ids,
+            "item_count": nonneg_int,
+            "content_length": nonneg_int,
+            "consolidation_time_ms": nonneg_floats,
+        }
+    ),
+    EventKind.MEMORY_RETRIEVAL_PERFORMED: _payload(
+        {
+            "query_hash": st.text(alphabet="0123456789abcdef", min_size=64, max_size=64),
+            "mode": st.sampled_from(["rag", "llm", "hybrid"]),
+            "result_count": nonneg_int,
+            "search_time_ms": nonneg_floats,
+            "escalated": st.booleans(),
+        }
+    ),
+    EventKind.MEMORY_RESOURCE_DELETED: _payload(
+        {"resource_id": ids, "item_ids": st.lists(ids, max_size=3)}
+    ),
+    EventKind.MEMORY_ITEM_DELETED: _payload({"item_id": ids}),
+    EventKind.MEMORY_ITEM_UPDATED: _payload({"item_id": ids, "change": ids}),
+    EventKind.MEMORY_INDEX_REBUILT: _payload(
+        {"reason": ids, "item_count": nonneg_int, "rebuild_time_ms": nonneg_floats}
+    ),
     EventKind.MODEL_CALL_COMPLETED: _payload(
         {
             "model": nonempty_text,

@@ -170,17 +170,35 @@ def test_seed_event_kind_exists(name: str, value: str) -> None:
     assert EventKind(value) is EventKind[name]
 
 
-def test_event_kinds_are_the_seed_plus_turn_aborted() -> None:
+# seed 003's MemoryEventType values, exactly
+SEED_003_MEMORY_KINDS = {
+    "MEMORY_RESOURCE_STORED": "memory.resource_stored",
+    "MEMORY_ITEMS_EXTRACTED": "memory.items_extracted",
+    "MEMORY_CATEGORY_CREATED": "memory.category_created",
+    "MEMORY_CATEGORY_CONSOLIDATED": "memory.category_consolidated",
+    "MEMORY_RETRIEVAL_PERFORMED": "memory.retrieval_performed",
+    "MEMORY_RESOURCE_DELETED": "memory.resource_deleted",
+    "MEMORY_ITEM_DELETED": "memory.item_deleted",
+}
+
+
+def test_event_kinds_are_the_seeds_plus_ours() -> None:
     assert EventKind.TURN_ABORTED.value == "turn_aborted"
     assert {k.name: k.value for k in EventKind} == {
         **SEED_EVENT_KINDS,
+        **SEED_003_MEMORY_KINDS,
         "TURN_ABORTED": "turn_aborted",
+        "MEMORY_ITEM_UPDATED": "memory.item_updated",
+        "MEMORY_INDEX_REBUILT": "memory.index_rebuilt",
     }
     assert all(isinstance(k, str) for k in EventKind)  # str enum: JSON-friendly
 
 
 def test_payload_models_cover_the_documented_kinds() -> None:
-    assert {k.name for k in PAYLOAD_MODELS} == SEED_DOCUMENTED_PAYLOADS | {"TURN_ABORTED"}
+    ours = {"TURN_ABORTED", "MEMORY_ITEM_UPDATED", "MEMORY_INDEX_REBUILT"}
+    assert {k.name for k in PAYLOAD_MODELS} == SEED_DOCUMENTED_PAYLOADS | set(
+        SEED_003_MEMORY_KINDS
+    ) | ours
 
 
 def test_sensor_names_are_the_seed_nine() -> None:

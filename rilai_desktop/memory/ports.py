@@ -1,0 +1,48 @@
+"""What memory needs from the rest of the app, as structural types (no imports of store/llm).
+
+The composition root passes the EventLog (which is both a ``Database`` and an
+``EventSink``) and the model router's LLMs; tests pass the same or the fakes.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Mapping, Sequence
+from contextlib import AbstractContextManager
+from typing import Any, Protocol
+
+import numpy as np
+import numpy.typing as npt
+
+Vectors = npt.NDArray[np.float32]
+
+
+class Database(Protocol):
+    """The shared SQLite connection and a write transaction that nests (joins the outer)."""
+
+    @property
+    def connection(self) -> sqlite3.Connection: ...
+
+    def transaction(self) -> AbstractContextManager[sqlite3.Connection]: ...
+
+
+class EventSink(Protocol):
+    """Where memory events go (the event log). Called inside the write transaction."""
+
+    def append(
+        self, session_id: str, turn_id: int, kind: Any, payload: Mapping[str, Any] | None = None
+    ) -> Any: ...
+
+
+class Embedder(Protocol):
+    """Text -> L2-normalised float32 vectors of a fixed dimension."""
+
+    @property
+    def dimension(self) -> int: ...
+
+    @property
+    def model_id(self) -> str: ...
+
+    def embed(self, texts: Sequence[str]) -> Vectors: ...
+
+    def embed_one(self, text: str) -> Vectors: ...

@@ -1,7 +1,7 @@
 """The composition root: the one place that picks real adapters and wires them.
 
-Today it builds the event log and the model router; memory, turn runner, daemon and window
-join it as their issues land. Everything else takes what it needs as arguments.
+Today it builds the event log, the model router and memory; the turn runner, daemon and
+window join it as their issues land. Everything else takes what it needs as arguments.
 """
 
 from __future__ import annotations
@@ -9,9 +9,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rilai_desktop.config import Settings
+
+if TYPE_CHECKING:
+    from rilai_desktop.memory.manager import MemoryManager
 from rilai_desktop.contracts import EventKind
 from rilai_desktop.llm.manifest import ModelEntry, load_manifest
 from rilai_desktop.llm.port import LLM
@@ -66,3 +69,81 @@ def build_router(
         factory=factory,
         on_event=on_event,
     )
+
+
+class LazyRoleModel:
+    """A model for a role, resolved through the router on first use (not at start-up).
+
+    Memory holds one of these per role; a RAG search never touches llama.cpp, and the GGUF
+    is only loaded when extraction, consolidation or an escalated retrieval needs it.
+    """
+
+    def __init__(self, router_factory: Callable[[], ModelRouter], role: str) -> None:
+        self._router_factory = router_factory
+        self.role = role
+        self._model: LLM | None = None
+
+    def _get(self) -> LLM:
+        if self._model is None:
+            self._model = self._router_factory().for_role(self.role)
+        return self._model
+
+    @property
+    def model_id(self) -> str:
+        return self._get().model_id
+
+    def complete(self, messages: Any, **kwargs: Any) -> Any:
+        return self._get().complete(messages, **kwargs)
+
+
+def build_memory(
+    core: Core,
+    *,
+    with_models: bool = True,
+    on_event: Callable[[EventKind, dict[str, Any]], None] | None = None,
+) -> MemoryManager:
+    """The real memory: MiniLM embeddings, FAISS under data_dir/memory, the shared db."""
+    from rilai_desktop.memory.embedding import EmbeddingService, FakeEmbedder
+    from rilai_desktop.memory.manager import MemoryConfig, MemoryManager
+
+    paths, settings = core.paths, core.settings
+    mem = settings.memory
+    embedder: EmbeddingService | FakeEmbedder
+    if settings.embedding.backend == "hash":
+        embedder = FakeEmbedder(dimension=256)
+    else:
+        embedder = EmbeddingService(
+            threads=settings.embedding.torch_threads,
+            verified_stamp=paths.cache_dir / "embedding-verified.json",
+        )
+    storage = paths.data_dir / "memory"
+    router: list[ModelRouter] = []
+
+    def router_factory() -> ModelRouter:
+        if not router:
+            router.append(build_router(paths, settings, on_event))
+        return router[0]
+
+    def role(name: str) -> LazyRoleModel | None:
+        return LazyRoleModel(router_factory, name) if with_models else None
+
+    manager = MemoryManager(
+        core.event_log,
+        embedder,
+        storage_dir=storage,
+        categories_dir=paths.categories_dir,
+        events=core.event_log,
+        config=MemoryConfig(
+            storage_dir=storage,
+            consolidation_interval=mem.consolidation_interval,
+            exact_index_max=mem.exact_index_max,
+            dedupe_similarity=mem.dedupe_similarity,
+            llm_candidates=mem.llm_candidates,
+            extract_mode=mem.extract,
+        ),
+        extraction_model=role("extraction"),
+        consolidation_model=role("consolidation"),
+        retrieval_model=role("extraction"),
+    )
+    manager.open()
+    return manager

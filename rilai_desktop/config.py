@@ -62,6 +62,11 @@ class RoleSettings(_Section):
 
 class EmbeddingSettings(_Section):
     torch_threads: int = Field(default=1, ge=1, le=64, description="torch threads")
+    backend: Literal["minilm", "hash"] = Field(
+        default="minilm",
+        description="minilm: all-MiniLM-L6-v2; hash: a model-free hashed bag of words "
+        "(tests, or a machine without torch; much weaker recall)",
+    )
 
 
 class MemorySettings(_Section):

@@ -35,6 +35,13 @@ EXPECTED_KEYS = {
     "roles.extraction",
     "roles.consolidation",
     "embedding.torch_threads",
+    "embedding.backend",
+    "memory.exact_index_max",
+    "memory.extract",
+    "memory.consolidation_interval",
+    "memory.dedupe_similarity",
+    "memory.llm_candidates",
+    "memory.journal_retention_days",
     "daemon.tick_seconds",
     "ui.theme",
 }

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rilai_desktop.app import Core, build_core
 from rilai_desktop.config import LoadedSettings, load_settings
 from rilai_desktop.paths import Paths, resolve_paths
 from rilai_desktop.store import EventLog
+
+if TYPE_CHECKING:
+    from rilai_desktop.memory.manager import MemoryManager
 
 
 @dataclass
@@ -19,6 +22,7 @@ class Context:
     json: bool = False
     debug: bool = False
     _core: Core | None = field(default=None, repr=False)
+    _memory: MemoryManager | None = field(default=None, repr=False)
 
     @classmethod
     def create(cls, cli_overrides: dict[str, Any], *, json: bool, debug: bool) -> Context:
@@ -31,7 +35,20 @@ class Context:
             self._core = build_core(self.paths, self.loaded.settings)
         return self._core.event_log
 
+    def memory(self, *, with_models: bool = True) -> MemoryManager:
+        """The memory manager (embedder + index opened, models resolved lazily)."""
+        if self._memory is None:
+            from rilai_desktop.app import build_memory
+
+            self.event_log()
+            assert self._core is not None
+            self._memory = build_memory(self._core, with_models=with_models)
+        return self._memory
+
     def close(self) -> None:
+        if self._memory is not None:
+            self._memory.close()
+            self._memory = None
         if self._core is not None:
             self._core.close()
             self._core = None

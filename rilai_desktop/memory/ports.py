@@ -46,3 +46,25 @@ class Embedder(Protocol):
     def embed(self, texts: Sequence[str]) -> Vectors: ...
 
     def embed_one(self, text: str) -> Vectors: ...
+
+
+class TextModel(Protocol):
+    """The slice of the model port memory uses (``rilai_desktop.llm.LLM`` satisfies it).
+
+    ``complete(...)`` returns an object with ``.text`` (the reply; JSON when ``schema`` is
+    given). Errors are RilaiErrors; memory wraps them in its own (ExtractionError...).
+    """
+
+    @property
+    def model_id(self) -> str: ...
+
+    def complete(
+        self,
+        messages: Sequence[Mapping[str, str]],
+        *,
+        schema: Mapping[str, Any] | None = None,
+        max_tokens: int = 256,
+        temperature: float = 0.7,
+        stop: Sequence[str] | None = None,
+        stream: bool = False,
+    ) -> Any: ...

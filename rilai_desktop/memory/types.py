@@ -71,6 +71,7 @@ class MemoryItem(_Model):
     # ours
     source_turn_ids: list[str] = Field(default_factory=list)
     kind: str = "fact"
+    slot: str | None = None
     reinforcement_count: int = Field(default=0, ge=0)
     valid_at: AwareDatetime | None = None
     invalid_at: AwareDatetime | None = None
@@ -123,3 +124,47 @@ class MemoryStats(_Model):
     items_by_category: dict[str, int]
     last_extraction_at: datetime | None
     last_consolidation_at: datetime | None
+
+
+ITEM_KINDS = (
+    "preference",
+    "boundary",
+    "biography",
+    "commitment",
+    "decision",
+    "value",
+    "goal",
+    "event",
+    "emotion",
+    "utterance",
+    "fact",
+)
+MAX_ITEM_CHARS = 2_000
+
+
+class ItemDraft(_Model):
+    """What an extractor proposes; the item layer dedupes, embeds and stores it.
+
+    ``slot`` names a single-valued fact ("lives_in", "job", "pet_name"...): storing a newer
+    valid item with the same slot invalidates the older ones (a contradicted fact is
+    invalidated, not deleted). ``valid_at`` is when the source turn happened.
+    """
+
+    content: str = Field(min_length=1, max_length=MAX_ITEM_CHARS)
+    kind: str = "fact"
+    category: str | None = None
+    confidence: float = Field(default=0.7, ge=0.0, le=1.0)
+    importance: Importance = "normal"
+    source_turn_ids: list[str] = Field(default_factory=list)
+    valid_at: AwareDatetime | None = None
+    slot: str | None = Field(default=None, max_length=64)
+
+
+class Turn(_Model):
+    """One turn of a conversation resource."""
+
+    id: str = Field(min_length=1)
+    speaker: str
+    text: str
+    at: AwareDatetime | None = None
+    is_user: bool = True

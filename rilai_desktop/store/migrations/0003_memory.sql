@@ -33,6 +33,7 @@ CREATE TABLE memory_items (
     source_turn_ids     TEXT NOT NULL DEFAULT '[]',
     category            TEXT,
     kind                TEXT NOT NULL DEFAULT 'fact',
+    slot                TEXT,
     confidence          REAL NOT NULL CHECK (confidence BETWEEN 0.0 AND 1.0),
     importance          TEXT NOT NULL DEFAULT 'normal'
         CHECK (importance IN ('low', 'normal', 'high')),
@@ -46,6 +47,7 @@ CREATE TABLE memory_items (
 CREATE INDEX idx_memory_items_resource ON memory_items (source_resource_id);
 CREATE INDEX idx_memory_items_category ON memory_items (category, invalid_at);
 CREATE INDEX idx_memory_items_hash ON memory_items (content_hash);
+CREATE INDEX idx_memory_items_slot ON memory_items (slot, invalid_at);
 
 -- Layer 3: categories; items link to a category through memory_items.category.
 CREATE TABLE memory_categories (

@@ -1,0 +1,214 @@
+"""Layer 3: categories in SQLite, each also written to ``categories/<name>.md`` for the user.
+
+Items belong to a category through ``memory_items.category``; a category's ``item_ids``
+are its valid items. The markdown file is rewritten atomically on every content change.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from rilai_desktop.errors import (
+    CategoryExistsError,
+    CategoryNotFoundError,
+    MemoryInputError,
+    StorageError,
+)
+from rilai_desktop.memory._sql import Clock, iso, new_id, parse_dt, utc_now
+from rilai_desktop.memory.ports import Database
+from rilai_desktop.memory.types import (
+    CATEGORY_DESCRIPTION_MAX,
+    CATEGORY_DESCRIPTION_MIN,
+    CATEGORY_NAME,
+    CATEGORY_NAME_MAX,
+    MemoryCategory,
+)
+
+_COLS = "category_id, name, description, markdown_content, updated_at"
+
+# Categories the extractors file items under, with the description each gets when it is
+# first needed.
+DEFAULT_CATEGORIES: dict[str, str] = {
+    "preferences": "What the user likes, dislikes and prefers, and how they like to be treated",
+    "boundaries": "Topics and behaviours the user has asked Rilai to avoid or handle with care",
+    "biography": "Facts about the user's life: where they live, work, family, pets, history",
+    "commitments": "Things the user has committed to, with their deadlines and appointments",
+    "decisions": "Decisions the user has taken and changes they are making",
+    "values": "What matters to the user: beliefs, principles and priorities",
+    "goals": "The user's goals and what they are working towards",
+    "events": "Notable moments and how they felt: good days, hard days, conflicts, trips",
+    "conversation": "Other things the user said that may matter later",
+    "notes": "Things Rilai was explicitly asked to remember",
+}
+
+
+def check_category_name(name: Any) -> str:
+    if not isinstance(name, str) or not name:
+        raise MemoryInputError(
+            "a category name is required (snake_case, 1-64 characters)",
+            recovery_suggestions=["Use snake_case, e.g. lead_preferences"],
+        )
+    if len(name) > CATEGORY_NAME_MAX or not CATEGORY_NAME.match(name):
+        raise MemoryInputError(
+            f"invalid category name {name[:80]!r}: use snake_case, 1-64 characters "
+            "(a-z, 0-9, single underscores, starting with a letter)",
+            context={"name": name[:80]},
+            recovery_suggestions=["Use snake_case, e.g. lead_preferences"],
+        )
+    return name
+
+
+def check_description(description: Any) -> str:
+    if not isinstance(description, str):
+        raise MemoryInputError("a category description must be text")
+    length = len(description.strip())
+    if not CATEGORY_DESCRIPTION_MIN <= length <= CATEGORY_DESCRIPTION_MAX:
+        raise MemoryInputError(
+            f"a category description has 10-500 characters, this one has {length}",
+            recovery_suggestions=["Say in a sentence what the category contains"],
+        )
+    return description.strip()
+
+
+def title_of(name: str) -> str:
+    return name.replace("_", " ").title()
+
+
+class CategoryLayer:
+    def __init__(self, db: Database, folder: Path, *, clock: Clock = utc_now) -> None:
+        self._db = db
+        self.folder = folder
+        self._clock = clock
+
+    # ── writing (inside the caller's transaction) ─────────────────────────
+    def insert(self, conn: sqlite3.Connection, name: str, description: str) -> MemoryCategory:
+        check_category_name(name)
+        description = check_description(description)
+        if conn.execute("SELECT 1 FROM memory_categories WHERE name = ?", (name,)).fetchone():
+            raise CategoryExistsError(name)
+        cat = MemoryCategory(
+            category_id=new_id("cat"),
+            name=name,
+            description=description,
+            markdown_content=f"# {title_of(name)}\n\n*No items yet.*\n",
+            item_ids=[],
+            updated_at=self._clock(),
+        )
+        conn.execute(
+            "INSERT INTO memory_categories (category_id, name, description, markdown_content,"
+            " updated_at) VALUES (?, ?, ?, ?, ?)",
+            (cat.category_id, name, description, cat.markdown_content, iso(cat.updated_at)),
+        )
+        self.write_file(name, cat.markdown_content)
+        return cat
+
+    def ensure(self, conn: sqlite3.Connection, name: str) -> MemoryCategory | None:
+        """The category, created with its default description if it is a default one."""
+        existing = self._get(conn, "name", name)
+        if existing is not None:
+            return existing
+        description = DEFAULT_CATEGORIES.get(name) or f"Memories filed under {name}"
+        if len(description) < CATEGORY_DESCRIPTION_MIN:
+            description = f"Memories filed under the name {name}"
+        return self.insert(conn, name, description)
+
+    def update_content(
+        self, conn: sqlite3.Connection, name: str, content: str, *, consolidated: bool
+    ) -> None:
+        now = iso(self._clock())
+        sql = "UPDATE memory_categories SET markdown_content = ?, updated_at = ?"
+        args: list[Any] = [content, now]
+        if consolidated:
+            sql += ", last_consolidated_at = ?, items_since_consolidation = 0"
+            args.append(now)
+        cur = conn.execute(sql + " WHERE name = ?", (*args, name))
+        if cur.rowcount == 0:
+            raise CategoryNotFoundError(name, self.names())
+        self.write_file(name, content)
+
+    def bump_pending(self, conn: sqlite3.Connection, name: str, n: int) -> int:
+        conn.execute(
+            "UPDATE memory_categories SET items_since_consolidation ="
+            " items_since_consolidation + ? WHERE name = ?",
+            (n, name),
+        )
+        row = conn.execute(
+            "SELECT items_since_consolidation FROM memory_categories WHERE name = ?", (name,)
+        ).fetchone()
+        return 0 if row is None else int(row[0])
+
+    def delete(self, conn: sqlite3.Connection, name: str) -> bool:
+        cur = conn.execute("DELETE FROM memory_categories WHERE name = ?", (name,))
+        if cur.rowcount:
+            (self.folder / f"{name}.md").unlink(missing_ok=True)
+        return cur.rowcount > 0
+
+    def write_file(self, name: str, content: str) -> None:
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+            fd, tmp = tempfile.mkstemp(prefix=f".{name}-", suffix=".md", dir=self.folder)
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                fh.write(content)
+            os.chmod(tmp, 0o600)
+            os.replace(tmp, self.folder / f"{name}.md")
+        except OSError as exc:
+            raise StorageError(
+                f"Could not write {self.folder / (name + '.md')}: {exc}",
+                context={"path": str(self.folder)},
+            ) from exc
+
+    # ── reading ───────────────────────────────────────────────────────────
+    def _get(self, conn: sqlite3.Connection, column: str, value: str) -> MemoryCategory | None:
+        row = conn.execute(
+            f"SELECT {_COLS} FROM memory_categories WHERE {column} = ?", (value,)
+        ).fetchone()
+        return None if row is None else self._row(conn, row)
+
+    def get(self, category_id: str) -> MemoryCategory | None:
+        return self._get(self._db.connection, "category_id", category_id)
+
+    def get_by_name(self, name: str) -> MemoryCategory | None:
+        return self._get(self._db.connection, "name", name)
+
+    def require(self, name: str) -> MemoryCategory:
+        cat = self.get_by_name(name)
+        if cat is None:
+            raise CategoryNotFoundError(name, self.names())
+        return cat
+
+    def list_all(self) -> list[MemoryCategory]:
+        conn = self._db.connection
+        rows = conn.execute(f"SELECT {_COLS} FROM memory_categories ORDER BY name").fetchall()
+        return [self._row(conn, r) for r in rows]
+
+    def names(self) -> list[str]:
+        rows = self._db.connection.execute("SELECT name FROM memory_categories ORDER BY name")
+        return [str(r[0]) for r in rows.fetchall()]
+
+    def last_consolidated(self) -> str | None:
+        row = self._db.connection.execute(
+            "SELECT MAX(last_consolidated_at) FROM memory_categories"
+        ).fetchone()
+        return None if row is None else row[0]
+
+    def _row(self, conn: sqlite3.Connection, row: tuple[Any, ...]) -> MemoryCategory:
+        item_ids = [
+            str(r[0])
+            for r in conn.execute(
+                "SELECT item_id FROM memory_items WHERE category = ? AND invalid_at IS NULL"
+                " ORDER BY id",
+                (row[1],),
+            ).fetchall()
+        ]
+        return MemoryCategory.model_construct(
+            category_id=row[0],
+            name=row[1],
+            description=row[2],
+            markdown_content=row[3],
+            item_ids=item_ids,
+            updated_at=parse_dt(row[4]) or utc_now(),
+        )

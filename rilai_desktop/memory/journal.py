@@ -1,0 +1,520 @@
+"""Seed 002's MemoryManager: an agent's long-term.md and its daily JSON logs, on disk.
+
+Layout under ``root``: ``{agent_id}/memory/long-term.md`` and
+``{agent_id}/memory/daily/YYYY-MM-DD.json``. Directories are 0700, files 0600, and every
+write goes to a temp file beside the target and is moved over it with ``os.replace``, so a
+crash leaves the old file or the new one, never half of one. A daily file that cannot be
+read is renamed ``*.corrupt-<timestamp>`` before a fresh one is started: nothing is
+silently overwritten. Writes are serialised within the process by a lock.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import logging
+import os
+import re
+import tempfile
+import threading
+from collections.abc import Callable, Iterator, Mapping
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, ValidationError
+
+from rilai_desktop.errors import MemoryInputError, StorageError
+
+log = logging.getLogger(__name__)
+
+AGENT_ID = re.compile(r"[A-Za-z0-9_.-]{1,64}")
+DAY_FILE = re.compile(r"\d{4}-\d{2}-\d{2}\.json")
+UPDATES = "## Updates"
+SUMMARY = "## Summary"
+PROMOTED = "Promoted: "
+MAX_ENTRY_CHARS = 10_000
+MIN_SUMMARY_BYTES = 512
+_STAMP = re.compile(r"^\[\d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC\]\s*")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s")
+_MAX_SENTENCE_CHARS = 300
+Summarizer = Callable[[list[str]], str]
+
+
+# ── the daily log's shapes (camelCase on disk, as in the seed) ───────────────
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+        allow_inf_nan=False,
+        validate_by_name=True,
+        validate_by_alias=True,
+        serialize_by_alias=True,
+    )
+
+
+class DailyTaskEntry(_Model):
+    type: str = Field(min_length=1)
+    input_context_ids: list[str] = Field(default_factory=list, alias="inputContextIds")
+    output_context_id: str | None = Field(default=None, alias="outputContextId")
+    duration_ms: int | None = Field(default=None, ge=0, alias="durationMs")
+    status: Literal["success", "error"]
+    error: str | None = None
+
+
+class DailySessionEntry(_Model):
+    id: str = Field(min_length=1)
+    started_at: AwareDatetime = Field(alias="startedAt")
+    tasks: list[DailyTaskEntry] = Field(default_factory=list)
+
+
+class DailyMemory(_Model):
+    date: dt.date
+    sessions: list[DailySessionEntry] = Field(default_factory=list)
+    summary: str | None = None
+
+    def to_json(self) -> str:
+        return self.model_dump_json(by_alias=True, exclude_none=True, indent=2) + "\n"
+
+
+# ── helpers ──────────────────────────────────────────────────────────────────
+
+
+def _bad(field: str, message: str) -> MemoryInputError:
+    return MemoryInputError(f"{field}: {message}; nothing was written", context={"field": field})
+
+
+@contextlib.contextmanager
+def _disk(action: str, path: Path) -> Iterator[None]:
+    """Turn OSError (and undecodable text) into StorageError naming the file."""
+    try:
+        yield
+    except (OSError, UnicodeError) as exc:
+        raise StorageError(
+            f"Could not {action} {path}: {exc}", context={"path": str(path), "action": action}
+        ) from exc
+
+
+def _atomic_write(path: Path, text: str) -> None:
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(text.encode("utf-8"))
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.chmod(tmp, 0o600)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    with contextlib.suppress(OSError):  # make the rename durable where the OS allows it
+        dir_fd = os.open(path.parent, os.O_RDONLY)
+        try:
+            os.fsync(dir_fd)
+        finally:
+            os.close(dir_fd)
+
+
+def _read_text(path: Path) -> str | None:
+    try:
+        return path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None
+
+
+def _entry_lines(stamp: str, text: str) -> list[str]:
+    first, *rest = text.split("\n")
+    return [f"- [{stamp}] {first}", *(f"  {line}" for line in rest)]
+
+
+def _normalise(text: object, field: str) -> str:
+    if not isinstance(text, str):
+        raise _bad(field, f"must be a string, got {type(text).__name__}")
+    lines = text.replace("\r\n", "\n").replace("\r", "\n").strip().split("\n")
+    cleaned = "\n".join(line.rstrip() for line in lines if line.strip())
+    if not cleaned:
+        raise _bad(field, "must not be empty")
+    if len(cleaned) > MAX_ENTRY_CHARS:
+        raise _bad(field, f"at most {MAX_ENTRY_CHARS} characters (got {len(cleaned)})")
+    return cleaned
+
+
+def _split_entries(body: list[str]) -> list[list[str]]:
+    """Updates body → entries: a line not starting with whitespace opens one."""
+    entries: list[list[str]] = []
+    for line in body:
+        if not line.strip():
+            continue
+        if line[:1] in (" ", "\t") and entries:
+            entries[-1].append(line)
+        else:
+            entries.append([line])
+    return entries
+
+
+def _entry_text(entry: list[str]) -> str:
+    """An entry as written minus the bullet: ``[stamp] text`` (continuations dedented)."""
+    first = entry[0].removeprefix("- ")
+    return "\n".join([first, *(line.removeprefix("  ") for line in entry[1:])])
+
+
+def _sections(lines: list[str]) -> tuple[list[str], list[tuple[str, list[str]]]]:
+    """Lines → (preamble, [(## heading, body lines)])."""
+    preamble: list[str] = []
+    sections: list[tuple[str, list[str]]] = []
+    for line in lines:
+        if line.startswith("## "):
+            sections.append((line.rstrip(), []))
+        elif sections:
+            sections[-1][1].append(line)
+        else:
+            preamble.append(line)
+    return preamble, sections
+
+
+def _trim(lines: list[str]) -> list[str]:
+    start, end = 0, len(lines)
+    while start < end and not lines[start].strip():
+        start += 1
+    while end > start and not lines[end - 1].strip():
+        end -= 1
+    return lines[start:end]
+
+
+def _render(preamble: list[str], sections: list[tuple[str, list[str]]]) -> str:
+    out = _trim(preamble)
+    for heading, body in sections:
+        out += ["", heading] if out else [heading]
+        if _trim(body):
+            out += ["", *_trim(body)]
+    return "\n".join(out) + "\n"
+
+
+def _fit(text: str, max_bytes: int) -> str:
+    """``text`` cut to ``max_bytes`` of UTF-8, at a line end when there is one."""
+    raw = text.encode("utf-8")
+    if len(raw) <= max_bytes:
+        return text
+    cut = raw[:max_bytes].decode("utf-8", errors="ignore")
+    return cut[: cut.rfind("\n")] if "\n" in cut else cut
+
+
+def first_sentence_summary(entries: list[str], *, max_bytes: int | None = None) -> str:
+    """The default summarizer: the first sentence of each entry, deduplicated, as bullets.
+
+    Deterministic. Timestamps are dropped and long sentences cut. With ``max_bytes``, lines
+    are taken newest first while they fit: the oldest (and any too long) are dropped.
+    """
+    lines: list[str] = []
+    seen: set[str] = set()
+    for entry in entries:
+        text = " ".join(_STAMP.sub("", entry.strip().removeprefix("- "), count=1).split())
+        if not text:
+            continue
+        first = _SENTENCE_END.split(text, maxsplit=1)[0]
+        if len(first) > _MAX_SENTENCE_CHARS:
+            first = first[: _MAX_SENTENCE_CHARS - 1].rstrip() + "…"
+        if first.casefold() not in seen:
+            seen.add(first.casefold())
+            lines.append(f"- {first}")
+    if max_bytes is not None:
+        kept: list[str] = []
+        used = 0
+        for line in reversed(lines):
+            size = len(line.encode("utf-8")) + 1
+            if used + size <= max_bytes + 1:
+                kept.append(line)
+                used += size
+        lines = kept[::-1]
+    return "\n".join(lines)
+
+
+# ── the journal ──────────────────────────────────────────────────────────────
+
+
+class Journal:
+    """Seed 002's MemoryManager over plain files (see the module docstring)."""
+
+    def __init__(self, root: Path | str, *, clock: Callable[[], dt.datetime] | None = None) -> None:
+        self.root = Path(root)
+        self._clock = clock or (lambda: dt.datetime.now(dt.UTC))
+        self._lock = threading.RLock()
+
+    # ── paths ──────────────────────────────────────────────────────────────
+    def memory_dir(self, agent_id: str) -> Path:
+        if (
+            not isinstance(agent_id, str)
+            or not AGENT_ID.fullmatch(agent_id)
+            or agent_id in {".", ".."}
+        ):
+            raise _bad("agent_id", f"{agent_id!r} must match [A-Za-z0-9_.-]{{1,64}}, not . or ..")
+        return self.root / agent_id / "memory"
+
+    def long_term_path(self, agent_id: str) -> Path:
+        return self.memory_dir(agent_id) / "long-term.md"
+
+    def daily_path(self, agent_id: str, day: dt.date | str) -> Path:
+        return self.memory_dir(agent_id) / "daily" / f"{_as_day(day).isoformat()}.json"
+
+    def _now(self) -> dt.datetime:
+        now = self._clock()
+        if now.tzinfo is None or now.utcoffset() is None:
+            raise _bad("clock", "must return an aware datetime")
+        return now.astimezone(dt.UTC)
+
+    def _ensure_dir(self, path: Path) -> None:
+        with _disk("create the directory", path):
+            self.root.mkdir(parents=True, exist_ok=True, mode=0o700)
+            current = self.root
+            for part in path.relative_to(self.root).parts:
+                current = current / part
+                try:
+                    current.mkdir(mode=0o700)
+                except FileExistsError:
+                    continue
+                os.chmod(current, 0o700)
+
+    # ── long-term.md ───────────────────────────────────────────────────────
+    def read_long_term(self, agent_id: str) -> str:
+        """The file's text, or "" when there is none yet."""
+        path = self.long_term_path(agent_id)
+        with _disk("read", path):
+            return _read_text(path) or ""
+
+    def append_to_long_term(self, agent_id: str, content: str) -> None:
+        """Add ``- [YYYY-MM-DD HH:MM UTC] content`` at the end of the ``## Updates`` section."""
+        text = _normalise(content, "content")
+        self._append(agent_id, text, dedupe=False)
+
+    def promote_to_long_term(self, agent_id: str, insight: str) -> bool:
+        """Append ``Promoted: insight`` under ``## Updates``; False when already there."""
+        text = PROMOTED + _normalise(insight, "insight")
+        return self._append(agent_id, text, dedupe=True)
+
+    def _append(self, agent_id: str, text: str, *, dedupe: bool) -> bool:
+        path = self.long_term_path(agent_id)
+        stamp = self._now().strftime("%Y-%m-%d %H:%M UTC")
+        with self._lock, _disk("update", path):
+            self._ensure_dir(path.parent)
+            current = _read_text(path)
+            if not current:
+                current = f"# Long-term memory — {agent_id}\n\n{UPDATES}\n"
+            lines = current.splitlines()
+            try:
+                head = next(i for i, line in enumerate(lines) if line.rstrip() == UPDATES)
+            except StopIteration:
+                lines = [*_trim(lines), "", UPDATES]
+                head = len(lines) - 1
+            end = next(
+                (i for i in range(head + 1, len(lines)) if lines[i].startswith(("# ", "## "))),
+                len(lines),
+            )
+            if dedupe:
+                for entry in _split_entries(lines[head + 1 : end]):
+                    if _STAMP.sub("", _entry_text(entry), count=1) == text:
+                        return False
+            at = end
+            while at > head + 1 and not lines[at - 1].strip():
+                at -= 1
+            new = _entry_lines(stamp, text)
+            lines[at:at] = new if at > head + 1 else ["", *new]
+            _atomic_write(path, "\n".join(lines) + "\n")
+        return True
+
+    def summarize_long_term(
+        self,
+        agent_id: str,
+        *,
+        max_bytes: int = 64_000,
+        summarizer: Summarizer | None = None,
+    ) -> bool:
+        """When the file exceeds ``max_bytes``, fold the older updates into ``## Summary``.
+
+        The newest updates that fit in half of ``max_bytes`` stay verbatim; the lines of an
+        existing summary and the older updates go to ``summarizer`` (default:
+        :func:`first_sentence_summary`) and its text, cut to what fits, becomes the new
+        summary. Returns True when the file was rewritten. If the summarizer fails the file
+        is left as it was.
+        """
+        if isinstance(max_bytes, bool) or not isinstance(max_bytes, int):
+            raise _bad("max_bytes", "must be an integer")
+        if max_bytes < MIN_SUMMARY_BYTES:
+            raise _bad("max_bytes", f"must be at least {MIN_SUMMARY_BYTES}")
+        path = self.long_term_path(agent_id)
+        with self._lock, _disk("summarize", path):
+            current = _read_text(path)
+            if current is None or len(current.encode("utf-8")) <= max_bytes:
+                return False
+            preamble, sections = _sections(current.splitlines())
+            names = [heading for heading, _ in sections]
+            if UPDATES not in names:
+                return False
+            updates = _split_entries(sections[names.index(UPDATES)][1])
+            kept: list[list[str]] = []
+            used = 0
+            for entry in reversed(updates):
+                used += sum(len(line.encode("utf-8")) + 1 for line in entry)
+                if used > max_bytes // 2:
+                    break
+                kept.insert(0, entry)
+            old = updates[: len(updates) - len(kept)]
+            if not old:
+                return False
+            previous = [
+                line.strip().removeprefix("- ")
+                for heading, body in sections
+                if heading == SUMMARY
+                for line in body
+                if line.strip()
+            ]
+            others = [(h, b) for h, b in sections if h not in (SUMMARY, UPDATES)]
+            kept_lines = [line for entry in kept for line in entry]
+            skeleton = _render(preamble, [*others, (SUMMARY, []), (UPDATES, kept_lines)])
+            budget = max(0, max_bytes - len(skeleton.encode("utf-8")) - 2)
+            inputs = previous + [_entry_text(entry) for entry in old]
+            if summarizer is None:
+                summary = first_sentence_summary(inputs, max_bytes=budget)
+            else:
+                summary = summarizer(list(inputs))
+                if not isinstance(summary, str):
+                    raise _bad("summarizer", f"returned {type(summary).__name__}, not str")
+            body = _fit(summary.strip(), budget).splitlines()
+            result = _render(preamble, [*others, (SUMMARY, body), (UPDATES, kept_lines)])
+            _atomic_write(path, result)
+        return True
+
+    # ── daily JSON ─────────────────────────────────────────────────────────
+    def read_daily(self, agent_id: str, day: dt.date | str) -> DailyMemory | None:
+        """That day's log, or None. A file that cannot be read raises StorageError."""
+        path = self.daily_path(agent_id, day)
+        with _disk("read", path):
+            raw = _read_text(path)
+        if raw is None:
+            return None
+        memory = _parse_daily(raw, _as_day(day))
+        if memory is None:
+            raise StorageError(
+                f"The daily memory file {path} is corrupted and was left as it is",
+                context={"path": str(path)},
+                recovery_suggestions=[
+                    "Fix the JSON by hand or move the file aside; the next record_to_daily "
+                    "will set it aside as *.corrupt-<timestamp> and start a fresh one"
+                ],
+            )
+        return memory
+
+    def record_to_daily(
+        self, agent_id: str, entry: DailySessionEntry | Mapping[str, Any]
+    ) -> Path | None:
+        """Add a session to the log of the (UTC) day it started; same id → tasks merged.
+
+        Returns the path a corrupted day file was moved to (a warning is logged too), or
+        None when nothing had to be set aside.
+        """
+        session = _as_session(entry)
+        day = session.started_at.astimezone(dt.UTC).date()
+        path = self.daily_path(agent_id, day)
+        preserved: Path | None = None
+        with self._lock, _disk("record to", path):
+            self._ensure_dir(path.parent)
+            try:
+                raw = _read_text(path)
+            except UnicodeDecodeError:
+                raw = ""
+            memory = None if raw is None else _parse_daily(raw, day)
+            if raw is not None and memory is None:
+                preserved = self._set_aside(path)
+            if memory is None:
+                memory = DailyMemory(date=day)
+            same = next((s for s in memory.sessions if s.id == session.id), None)
+            if same is None:
+                memory.sessions.append(session)
+            else:
+                same.tasks.extend(session.tasks)
+            _atomic_write(path, memory.to_json())
+        return preserved
+
+    def _set_aside(self, path: Path) -> Path:
+        stamp = self._now().strftime("%Y%m%dT%H%M%S%fZ")
+        target = path.with_name(f"{path.name}.corrupt-{stamp}")
+        n = 0
+        while target.exists():
+            n += 1
+            target = path.with_name(f"{path.name}.corrupt-{stamp}-{n}")
+        os.rename(path, target)
+        log.warning("Daily memory file %s was corrupted; kept it as %s", path, target)
+        return target
+
+    def cleanup_old_daily(self, agent_id: str, retention_days: int) -> int:
+        """Delete day files older than ``retention_days`` before today; returns the count.
+
+        With today 2026-01-20 and 7 days, 2026-01-13.json stays and 2026-01-12.json goes.
+        Files not named YYYY-MM-DD.json (including ``*.corrupt-*``) are never touched.
+        """
+        if isinstance(retention_days, bool) or not isinstance(retention_days, int):
+            raise _bad("retention_days", "must be an integer")
+        if retention_days < 0:
+            raise _bad("retention_days", "must be 0 or more")
+        cutoff = self._now().date() - dt.timedelta(days=retention_days)
+        folder = self.memory_dir(agent_id) / "daily"
+        deleted = 0
+        with self._lock, _disk("clean up", folder):
+            if not folder.is_dir():
+                return 0
+            with os.scandir(folder) as found_all:
+                for found in found_all:
+                    if not DAY_FILE.fullmatch(found.name) or found.is_dir(follow_symlinks=False):
+                        continue
+                    try:
+                        day = dt.date.fromisoformat(found.name.removesuffix(".json"))
+                    except ValueError:
+                        continue
+                    if day < cutoff:
+                        os.unlink(found.path)
+                        deleted += 1
+        return deleted
+
+    # seed 002's names
+    appendToLongTerm = append_to_long_term
+    summarizeLongTerm = summarize_long_term
+    recordToDaily = record_to_daily
+    cleanupOldDaily = cleanup_old_daily
+    promoteToLongTerm = promote_to_long_term
+
+
+def _as_day(day: dt.date | str) -> dt.date:
+    if isinstance(day, dt.datetime):
+        if day.tzinfo is None or day.utcoffset() is None:
+            raise _bad("date", "a datetime must carry a time zone")
+        return day.astimezone(dt.UTC).date()
+    if isinstance(day, dt.date):
+        return day
+    if isinstance(day, str) and re.fullmatch(r"\d{4}-\d{2}-\d{2}", day):
+        try:
+            return dt.date.fromisoformat(day)
+        except ValueError:
+            pass
+    raise _bad("date", f"{day!r} is not a YYYY-MM-DD date")
+
+
+def _as_session(entry: DailySessionEntry | Mapping[str, Any]) -> DailySessionEntry:
+    if isinstance(entry, DailySessionEntry):
+        return entry.model_copy(deep=True)
+    if not isinstance(entry, Mapping):
+        raise _bad("entry", f"must be a DailySessionEntry or a mapping, not {type(entry)}")
+    try:
+        return DailySessionEntry.model_validate(dict(entry))
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"])
+        raise _bad(f"entry.{where}", first["msg"]) from None
+
+
+def _parse_daily(raw: str, day: dt.date) -> DailyMemory | None:
+    """The file's content, or None when it is not a valid log for ``day``."""
+    try:
+        memory = DailyMemory.model_validate_json(raw)
+    except ValidationError:
+        return None
+    return memory if memory.date == day else None

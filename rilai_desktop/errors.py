@@ -264,11 +264,12 @@ class StorageError(MemoryError):
 class MemoryInputError(MemoryError, ValueError):
     """Bad input to a memory call (the seed raises ValueError): nothing was written.
 
-    It keeps the seed's base code MEM-000 and is also a ValueError, as the seed's tables say;
-    the message names the field and the hints say what is accepted.
+    The seed raises a plain ValueError here, outside its MEM taxonomy; ours is a MemoryError
+    (so ``except MemoryError`` catches it) and a ValueError, with our own code RIL-040.
+    The message names the field and the hints say what is accepted.
     """
 
-    code = "MEM-000"
+    code = "RIL-040"
     name = "MemoryInputError"
     recovery_suggestions = ["Check the value against the limits in the message and retry"]
 
@@ -276,6 +277,7 @@ class MemoryInputError(MemoryError, ValueError):
 class TranscriptError(MemoryInputError):
     """A transcript file for `rilai memory ingest` is not in the documented shape."""
 
+    code = "RIL-041"
     name = "TranscriptError"
     recovery_suggestions = [
         'The file must be JSON: {"title": str, "sessions": [{"id": str, "date": ISO-8601, '

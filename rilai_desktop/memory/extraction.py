@@ -19,9 +19,10 @@ import logging
 import re
 import time
 import unicodedata
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from itertools import islice
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError
@@ -40,9 +41,13 @@ from rilai_desktop.memory.types import (
 
 __all__ = [
     "KIND_CATEGORIES",
+    "ExtractionMode",
     "LLMExtractor",
     "RuleExtractor",
+    "clean_text",
     "extract_drafts",
+    "iter_sentences",
+    "reply_schema",
 ]
 
 log = logging.getLogger(__name__)
@@ -82,6 +87,7 @@ def _wordset(text: str) -> frozenset[str]:
 
 
 _APOSTROPHES = str.maketrans({c: "'" for c in "\u2019\u2018\u02bc\u00b4\u0060\uff07\u2032"})
+_BAD_CATEGORIES = frozenset({"Cc", "Cs", "Co", "Cn"})
 _SPACES = re.compile(r"\s+")
 _SENTENCE_END = re.compile(r"[.!?…]+[\"'”’)\]]*(?=\s)|\n")
 _ABBREVIATIONS = _wordset("mr mrs ms dr st jr sr prof vs etc e.g i.e approx mt no")
@@ -121,23 +127,21 @@ def _clip(text: str, limit: int) -> str:
     return cut.rstrip(" ,;:-") + "…"
 
 
-def split_sentences(text: str) -> list[str]:
+def iter_sentences(text: str) -> Iterator[str]:
     """Sentences (whitespace-normalised) of cleaned text; abbreviations do not end one."""
-    out: list[str] = []
     start = 0
     for m in _SENTENCE_END.finditer(text):
         if m.group().startswith("."):
-            before = text[start : m.start()].rsplit(None, 1)
+            before = text[max(start, m.start() - 12) : m.start()].rsplit(None, 1)
             if before and before[-1].lower() in _ABBREVIATIONS:
                 continue
         piece = _SPACES.sub(" ", text[start : m.end()]).strip()
         if piece:
-            out.append(piece)
+            yield piece
         start = m.end()
     tail = _SPACES.sub(" ", text[start:]).strip()
     if tail:
-        out.append(tail)
-    return out
+        yield tail
 
 
 def _words(text: str) -> list[str]:
@@ -146,8 +150,22 @@ def _words(text: str) -> list[str]:
     return [w.lower() for w in words if _WORD.match(w)]
 
 
+def _looks_binary(text: str, sample: int = 5_000) -> bool:
+    """More than 10% control, surrogate, private-use, unassigned or U+FFFD characters."""
+    head = text[:sample]
+    bad = sum(
+        1
+        for ch in head
+        if ch == "\ufffd" or (unicodedata.category(ch) in _BAD_CATEGORIES and not ch.isspace())
+    )
+    return bad * 10 > len(head)
+
+
 def _is_substantive(text: str) -> bool:
     """At least six real words, mostly words (not junk), and not only chit-chat."""
+    if _looks_binary(text):
+        return False
+    text = clean_text(text)
     tokens = text.split()
     words = _words(_fold(text))
     if len(words) < MIN_UTTERANCE_WORDS or len(words) * 2 < len(tokens):
@@ -271,7 +289,7 @@ _EMOTIONS = (
     r"relieved|terrified|panicking)"
 )
 
-_BOUNDARY_PLEASE = rf"\bplease\s*,?\s+(?:{_DONT}|never|stop|no\s+more)\b"
+_BOUNDARY_PLEASE = rf"\bplease\s*,?\s+(?:{_DONT}|never|stop|not|no\s+more)\b"
 _BOUNDARY_DONT = (
     rf"\b(?:{_DONT}|never)\s+(?:ever\s+)?(?:bring\s+up|ask\s+(?:me\s+)?about|mention|"
     r"call\s+me|remind\s+me|joke\s+about|talk\s+to\s+me\s+about|comment\s+on|lecture\s+me)"
@@ -313,10 +331,10 @@ _LIVES_IN = (
 _GREW_UP = r"\bi\s+(?:grew\s+up|was\s+(?:raised|brought\s+up))\s+in\s+\w"
 _BORN_IN = r"\bi\s+was\s+born\s+in\s+\w"
 _JOB = (
-    rf"\b(?:i\s+(?:currently\s+|now\s+)?work\s+(?:as|at|for|in)|{_IM}\s+(?:working|employed)"
-    r"\s+(?:as|at|for)|my\s+(?:job|profession|occupation|day\s+job)\s+is|i\s+(?:just\s+)?"
-    r"(?:got\s+a\s+(?:new\s+)?job|started\s+(?:a\s+new\s+job|working))\s+(?:as|at)|"
-    rf"{_IM}\s+an?\s+(?:[\w-]+\s+){{0,2}}{_JOBS}\b)\s*\w"
+    rf"\b(?:(?:i\s+(?:currently\s+|now\s+)?work\s+(?:as|at|for|in)|{_IM}\s+(?:working|"
+    r"employed)\s+(?:as|at|for)|my\s+(?:job|profession|occupation|day\s+job)\s+is|i\s+(?:just\s+)?"
+    r"(?:got\s+a\s+(?:new\s+)?job|started\s+(?:a\s+new\s+job|working))\s+(?:as|at))\s+\w|"
+    rf"{_IM}\s+an?\s+(?:[\w-]+\s+){{0,2}}{_JOBS}\b)"
 )
 _AGE = (
     rf"\b(?:{_IM}\s+(?P<age>\d{{1,3}})\s*(?:years?|yrs?|y/?o)\b|i\s+(?:just\s+)?turned\s+"
@@ -435,16 +453,17 @@ def _dedupe(drafts: Sequence[ItemDraft], *, containment: bool = False) -> list[I
     """Drafts with equal normalised content (or, with ``containment``, one inside another,
     three words or more) folded into the first."""
     out: list[ItemDraft] = []
-    keys: list[str] = []
+    index: dict[str, int] = {}
     for draft in drafts:
         key = _key(draft.content) or draft.content
-        for n, seen in enumerate(keys):
-            if key == seen or (containment and _contains(seen, key)):
-                out[n] = _merge(out[n], draft)
-                break
-        else:
+        n = index.get(key)
+        if n is None and containment:
+            n = next((i for seen, i in index.items() if _contains(seen, key)), None)
+        if n is None:
+            index[key] = len(out)
             out.append(draft)
-            keys.append(key)
+        else:
+            out[n] = _merge(out[n], draft)
     return out
 
 
@@ -476,14 +495,14 @@ class RuleExtractor:
                 continue
             text = clean_text(turn.text)
             found = self._from_sentences(turn, text, category_hint)
-            if not found and _is_substantive(text):
+            if not found and _is_substantive(turn.text):
                 found = [self._utterance(turn, text, category_hint)]
             drafts.extend(found)
         return _dedupe(drafts)
 
     def _from_sentences(self, turn: Turn, text: str, hint: str | None) -> list[ItemDraft]:
         found: list[ItemDraft] = []
-        for sentence in split_sentences(text)[:MAX_SENTENCES_PER_TURN]:
+        for sentence in islice(iter_sentences(text), MAX_SENTENCES_PER_TURN):
             draft = self._match(turn, sentence, hint)
             if draft is not None:
                 found.append(draft)
@@ -516,7 +535,7 @@ class RuleExtractor:
     @staticmethod
     def _utterance(turn: Turn, text: str, hint: str | None) -> ItemDraft:
         content = ""
-        for sentence in split_sentences(text):
+        for sentence in iter_sentences(text):
             joined = f"{content} {sentence}".strip()
             if len(joined) > UTTERANCE_CHARS:
                 break
@@ -551,7 +570,7 @@ INSTRUCTIONS = (
     "Skip small talk and what the assistant said. Return an empty list if nothing lasts.",
 )
 SYSTEM_PROMPT = "\n".join(INSTRUCTIONS)
-_PARROT_MARKERS = ("turn_id", "turn id", "durable fact", "small talk", "assistant said")
+_PARROT_MARKERS = ("turn_id", "turn id", "turn ids", "durable fact")
 _PLACEHOLDERS = frozenset({"", "string", "content", "fact", "none", "null", "n a", "example"})
 _STOP_STEMS = _wordset(
     """the user users they them their she her he his has have had and but for with that this
@@ -749,15 +768,15 @@ def _parse(reply: Any) -> list[dict[str, Any]]:
 # ── the modes ────────────────────────────────────────────────────────────────
 
 
-def _duplicates_rule(
-    draft: ItemDraft, rule_keys: Sequence[str], rule_stems: Sequence[set[str]]
-) -> bool:
-    key = _key(draft.content)
-    stems = _stems(draft.content)
-    for rule_key, rule_stem in zip(rule_keys, rule_stems, strict=True):
-        if key == rule_key or (key and (key in rule_key or rule_key in key)):
+def _repeats_a_rule(draft: ItemDraft, rule_drafts: Sequence[ItemDraft]) -> bool:
+    """Equal or contained normalised content; or, against a recognised (non-utterance) rule
+    draft, a paraphrase made only of that draft's words."""
+    key, stems = _key(draft.content), _stems(draft.content)
+    for rule in rule_drafts:
+        rule_key = _key(rule.content)
+        if key and (key in rule_key or rule_key in key):
             return True
-        if stems and stems <= rule_stem:  # a paraphrase made only of the rule's words
+        if rule.kind != "utterance" and stems and stems <= _stems(rule.content):
             return True
     return False
 
@@ -800,6 +819,4 @@ def extract_drafts(
     except ExtractionError as exc:
         log.warning("llm extraction failed, keeping the rule drafts: %s", exc)
         return drafts, [f"llm extraction failed: {exc.message}"]
-    keys = [_key(d.content) for d in drafts]
-    stems = [_stems(d.content) for d in drafts]
-    return drafts + [d for d in found if not _duplicates_rule(d, keys, stems)], []
+    return drafts + [d for d in found if not _repeats_a_rule(d, drafts)], []

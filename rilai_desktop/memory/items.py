@@ -217,9 +217,29 @@ class ItemLayer:
         added: list[int] = []
         removed: list[int] = []
         now = self._clock()
+        vecs = np.asarray(vectors, dtype=np.float32)
+        # one batched search for all drafts (BLAS), and draft-to-draft similarities, instead
+        # of a FAISS search per draft: at 100K items that is the difference between ~7 ms
+        # and well under 1 ms per item
+        if len(index):
+            top_scores, top_ids = index.search(vecs, 1)
+        else:
+            top_scores = np.zeros((len(drafts), 1), dtype=np.float32)
+            top_ids = np.full((len(drafts), 1), -1, dtype=np.int64)
+        batch_sims = vecs @ vecs.T
+        batch_rows: list[int | None] = [None] * len(drafts)
         try:
-            for draft, vec in zip(drafts, vectors, strict=True):
-                self._store_one(conn, draft, vec, resource_id, now, index, out, added, removed)
+            for j, draft in enumerate(drafts):
+                near: tuple[int, float] | None = None
+                if top_ids[j][0] >= 0:
+                    near = (int(top_ids[j][0]), float(top_scores[j][0]))
+                for i in range(j):
+                    row_i = batch_rows[i]
+                    if row_i is not None and (near is None or batch_sims[j, i] > near[1]):
+                        near = (row_i, float(batch_sims[j, i]))
+                batch_rows[j] = self._store_one(
+                    conn, draft, vecs[j], resource_id, now, index, out, added, removed, near
+                )
         except BaseException:
             # the caller's transaction rolls back: undo our index changes the cheap way
             self._index = None
@@ -240,27 +260,27 @@ class ItemLayer:
         out: StoreOutcome,
         added: list[int],
         removed: list[int],
-    ) -> None:
+        near: tuple[int, float] | None,
+    ) -> int:
+        """Store or reinforce one draft; returns the row id it ended up in."""
         chash = content_hash(draft.content)
         same = conn.execute(
             "SELECT id FROM memory_items WHERE content_hash = ? AND invalid_at IS NULL LIMIT 1",
             (chash,),
         ).fetchone()
         target = int(same[0]) if same is not None else None
-        if target is None and len(index):
-            scores, ids = index.search(vec, 1)
-            if ids[0][0] >= 0 and float(scores[0][0]) >= self.dedupe_similarity:
-                row = conn.execute(
-                    "SELECT kind, slot FROM memory_items WHERE id = ?", (int(ids[0][0]),)
-                ).fetchone()
-                if row is not None and row[0] == draft.kind and row[1] == draft.slot:
-                    target = int(ids[0][0])
+        if target is None and near is not None and near[1] >= self.dedupe_similarity:
+            row = conn.execute(
+                "SELECT kind, slot, invalid_at FROM memory_items WHERE id = ?", (near[0],)
+            ).fetchone()
+            if row is not None and row[0] == draft.kind and row[1] == draft.slot and row[2] is None:
+                target = near[0]
         if target is not None:
             self._reinforce(conn, target, draft, now)
             item = self.get_row(conn, target)
             if item is not None:
                 out.reinforced.append(item)
-            return
+            return target
         valid_at = draft.valid_at or now
         if draft.slot:
             older = conn.execute(
@@ -305,6 +325,7 @@ class ItemLayer:
         item = self.get_row(conn, row_id)
         assert item is not None
         out.stored.append(item)
+        return row_id
 
     def _reinforce(self, conn: sqlite3.Connection, row_id: int, draft: ItemDraft, now: Any) -> None:
         row = conn.execute(
@@ -344,7 +365,7 @@ class ItemLayer:
             (content, content_hash(content), to_blob(vector), row[0]),
         )
         if row[1] is None:
-            self.index.add(np.array([row[0]], dtype=np.int64), vector.reshape(1, -1))
+            self.index.add(np.array([row[0]], dtype=np.int64), vector.reshape(1, -1), replace=True)
             self._dirty = True
         return True
 

@@ -90,7 +90,9 @@ class MemoryConfig:
     consolidation_model: str = "medium"
     max_resource_size: int = 1_000_000
     default_k: int = 5
-    escalation_threshold: float = 0.5
+    # calibrated by tools/tune_memory.py on the tuning split: escalating below 0.65 sends
+    # 32% of queries to the model and catches 56% of the top-1 misses (balanced acc. 0.68)
+    escalation_threshold: float = 0.65
     consolidation_interval: int = 10
     retention_days: int = 90
     # ours

@@ -41,10 +41,15 @@ IMPORTANCE_VALUE = {"low": 0.0, "normal": 0.5, "high": 1.0}
 
 @dataclass(frozen=True)
 class FusionWeights:
-    dense: float = 0.6
-    lexical: float = 0.3
+    """Tuned by ``tools/tune_memory.py`` on the tuning split (recall@5 0.987 for every set
+    near the top, so mean recall@1-3 decided: 0.747 with lexical 0.1 against 0.720 dense
+    only). Recency breaks ties towards the latest statement of a fact; importance is kept
+    at a small tie-break weight so "high" items win ties, as seed 003 asks."""
+
+    dense: float = 1.0
+    lexical: float = 0.1
     recency: float = 0.05
-    importance: float = 0.05
+    importance: float = 0.02
     half_life_days: float = 30.0
     candidates: int = 50  # per channel
 

@@ -158,7 +158,9 @@ class VectorIndex:
                 return np.empty(0, dtype=np.int64)
             return np.concatenate(parts).astype(np.int64)
 
-    def add(self, ids: Ids, vectors: Vectors) -> None:
+    def add(self, ids: Ids, vectors: Vectors, *, replace: bool = False) -> None:
+        """Add vectors under ``ids``. Ids must be new unless ``replace`` (which first removes
+        them: O(n) for the flat index, so not for the ingest path)."""
         ids = np.ascontiguousarray(ids, dtype=np.int64)
         vectors = self._as_matrix(vectors, self.dimension)
         if len(ids) != len(vectors):
@@ -166,7 +168,8 @@ class VectorIndex:
         if not len(ids):
             return
         with self._lock:
-            self._index.remove_ids(ids)  # an id is in the index at most once
+            if replace:
+                self._index.remove_ids(ids)
             self._index.add_with_ids(vectors, ids)
 
     def remove(self, ids: Ids) -> int:

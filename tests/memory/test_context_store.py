@@ -304,7 +304,7 @@ def test_an_expired_parent_does_not_count(store: ContextStore, clock: Clock) -> 
         store.save("t", "child", parent_ids=[parent.id])
 
 
-# ── bad input: MEM-000, a ValueError, nothing written ────────────────────────
+# ── bad input: RIL-040 (a MemoryError and a ValueError), nothing written ────────────────────────
 
 BIG = "a" * 1_000_000  # its JSON is 1,000,002 bytes
 
@@ -345,7 +345,7 @@ def test_bad_input_is_refused_and_writes_nothing(
     with pytest.raises(MemoryInputError) as caught:
         store.save(args.pop("type"), args.pop("content"), **args)
     assert isinstance(caught.value, ValueError)
-    assert caught.value.code == "MEM-000"
+    assert caught.value.code == "RIL-040"
     assert caught.value.message.startswith(field)
     assert caught.value.recovery_suggestions
     assert count(log) == 0

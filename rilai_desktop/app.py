@@ -132,6 +132,7 @@ def build_memory(
         embedder,
         storage_dir=storage,
         categories_dir=paths.categories_dir,
+        journal_dir=paths.data_dir / "agents",
         events=core.event_log,
         config=MemoryConfig(
             storage_dir=storage,

@@ -30,7 +30,9 @@ from rilai_desktop.errors import (
 )
 from rilai_desktop.memory._sql import Clock, iso, parse_dt, utc_now
 from rilai_desktop.memory.categories import CategoryLayer, check_category_name
+from rilai_desktop.memory.companion import CompanionMemory
 from rilai_desktop.memory.consolidation import MemoryConsolidator
+from rilai_desktop.memory.context_store import ContextStore
 from rilai_desktop.memory.conversation import (
     render_turns,
     resource_turns,
@@ -38,6 +40,9 @@ from rilai_desktop.memory.conversation import (
 )
 from rilai_desktop.memory.extraction import LLMExtractor, RuleExtractor, extract_drafts
 from rilai_desktop.memory.items import ItemLayer, StoreOutcome
+from rilai_desktop.memory.journal import Journal
+from rilai_desktop.memory.knowledge_bases import KnowledgeBases
+from rilai_desktop.memory.layers import ShortTermMemory
 from rilai_desktop.memory.ports import Database, Embedder, EventSink, TextModel, Vectors
 from rilai_desktop.memory.resources import ResourceLayer, validate_resource_input
 from rilai_desktop.memory.retrieval import (
@@ -122,6 +127,7 @@ class MemoryManager:
         *,
         storage_dir: Path,
         categories_dir: Path,
+        journal_dir: Path | None = None,
         events: EventSink | None = None,
         config: MemoryConfig | None = None,
         retry: MemoryRetryConfig | None = None,
@@ -200,6 +206,14 @@ class MemoryManager:
             scorer=ConfidenceScorer(confidence),
         )
         self.last_warnings: list[str] = []
+        # beside the three layers, in the same database: seed 000's companion memory,
+        # seed 004's knowledge bases and short-term layers, seed 002's context store and
+        # (files) the journal
+        self.companion = CompanionMemory(db, embedder, clock=clock)
+        self.knowledge_bases = KnowledgeBases(db, embedder, clock=clock)
+        self.short_term = ShortTermMemory()
+        self.contexts = ContextStore(db, clock=clock)
+        self.journal = Journal(journal_dir or storage_dir / "agents", clock=clock)
 
     # ── lifecycle ─────────────────────────────────────────────────────────
     def open(self) -> tuple[str, float] | None:

@@ -26,9 +26,9 @@ def _parse_set(values: list[str] | None) -> dict[str, Any]:
     return overrides
 
 
-# --set may be given before the command, after it, or after `config ACTION`; each level
-# appends to its own list and main() joins them in that order.
-_SET_DESTS = ("set", "set_command", "set_action")
+# --set may be given before the command, after it, after `config ACTION`, or after
+# `memory kb ACTION`; each level appends to its own list and main() joins them in that order.
+_SET_DESTS = ("set", "set_command", "set_action", "set_subaction")
 
 
 def _common_options(level: int) -> argparse.ArgumentParser:
@@ -128,12 +128,78 @@ def build_parser() -> argparse.ArgumentParser:
     dl.add_argument("--id", help="model id (default: from the file name)")
     dl.add_argument("--tier", help="also point this tier at it")
 
+    _add_memory(sub, common)
+
     bench = sub.add_parser("bench", parents=[common], help="benchmarks against bare libraries")
-    bench.add_argument("name", choices=["eventlog", "llm"])
+    bench.add_argument("name", choices=["eventlog", "llm", "memory"])
     bench.add_argument("--events", type=int, default=20000, help="eventlog: events per run")
     bench.add_argument("--repeats", type=int, default=3, help="runs per side (best is kept)")
     bench.add_argument("--tiers", default="installed", help="llm: comma list or 'installed'")
+    bench.add_argument("--items", default="10000,100000", help="memory: comma list of item counts")
     return parser
+
+
+def _add_memory(sub: Any, common: argparse.ArgumentParser) -> None:
+    """`rilai memory ...` (docs/memory.md)."""
+    memory = sub.add_parser("memory", parents=[common], help="feed, search and inspect memory")
+    memory_sub = memory.add_subparsers(dest="action", required=True, metavar="ACTION")
+    action_common = _common_options(2)
+    sub_common = _common_options(3)
+
+    ingest = memory_sub.add_parser(
+        "ingest", parents=[action_common], help="store a transcript, session by session"
+    )
+    ingest.add_argument("file", help='transcript JSON: {"title", "sessions": [...]}')
+    ingest.add_argument(
+        "--extract", metavar="rules|llm|both", help="extraction mode (default: memory.extract)"
+    )
+
+    search = memory_sub.add_parser(
+        "search", parents=[action_common], help="find memory items for a query (or a batch)"
+    )
+    search.add_argument("query", nargs="?", help="what to look for")
+    search.add_argument(
+        "--batch", metavar="QUERIES.jsonl", help='one {"id", "query"} per line; JSON Lines out'
+    )
+    search.add_argument("--mode", default="hybrid", metavar="rag|llm|hybrid", help="default hybrid")
+    search.add_argument("--k", type=int, default=5, help="hits per query, 1-100 (default 5)")
+    search.add_argument("--category", metavar="NAME", help="only items of this category")
+
+    memory_sub.add_parser("stats", parents=[action_common], help="counts and sizes")
+    memory_sub.add_parser(
+        "categories", parents=[action_common], help="categories and their item counts"
+    )
+    show = memory_sub.add_parser("show", parents=[action_common], help="every field of an item")
+    show.add_argument("item", metavar="ITEM", help="an item id (item_...)")
+    forget = memory_sub.add_parser("forget", parents=[action_common], help="delete an item")
+    forget.add_argument("item", metavar="ITEM", help="an item id (item_...)")
+    forget.add_argument("--yes", "-y", action="store_true", help="do not ask for confirmation")
+    export = memory_sub.add_parser(
+        "export", parents=[action_common], help="write everything as JSON Lines + markdown"
+    )
+    export.add_argument("dir", metavar="DIR")
+    memory_sub.add_parser(
+        "rebuild-index", parents=[action_common], help="rebuild the vector index from SQLite"
+    )
+
+    kb = memory_sub.add_parser("kb", parents=[action_common], help="the named knowledge bases")
+    kb_sub = kb.add_subparsers(dest="kb_action", required=True, metavar="search|upsert")
+    kb_search = kb_sub.add_parser("search", parents=[sub_common], help="semantic search in a KB")
+    kb_search.add_argument("kb_name", metavar="KB_NAME", help="kb_core, kb_skills, kb_1 … kb_6")
+    kb_search.add_argument("query")
+    kb_search.add_argument("--limit", type=int, default=5, help="1-100 (default 5)")
+    kb_upsert = kb_sub.add_parser(
+        "upsert", parents=[sub_common], help="add or replace points from a JSON Lines file"
+    )
+    kb_upsert.add_argument("kb_name", metavar="KB_NAME")
+    kb_upsert.add_argument(
+        "file", metavar="FILE.jsonl", help='{"id", "text"} or {"id", "vector", "payload"}'
+    )
+
+    cat = memory_sub.add_parser("category", parents=[action_common], help="one category")
+    cat_sub = cat.add_subparsers(dest="category_action", required=True, metavar="show")
+    cat_show = cat_sub.add_parser("show", parents=[sub_common], help="its markdown page")
+    cat_show.add_argument("name", metavar="NAME")
 
 
 def _has_display() -> bool:
@@ -147,7 +213,7 @@ def _not_built(what: str, issue: str) -> NotBuiltYetError:
         f"{what} is not built yet (it arrives with the {issue} issue).",
         recovery_suggestions=[
             "What works today: rilai status, rilai doctor, rilai models ..., rilai query ...,"
-            " rilai config ..., rilai bench eventlog|llm",
+            " rilai config ..., rilai memory ..., rilai bench eventlog|llm",
         ],
     )
 
@@ -189,11 +255,19 @@ def dispatch(args: argparse.Namespace) -> int:
             from rilai_desktop.commands import models
 
             return models.run(args, ctx)
+        if command == "memory":
+            from rilai_desktop.commands import memory_cmd
+
+            return memory_cmd.run(args, ctx)
         if command == "bench":
             if args.name == "llm":
                 from rilai_desktop.bench import llm as llm_bench
 
                 return llm_bench.run(args, ctx)
+            if args.name == "memory":
+                from rilai_desktop.bench import memory as memory_bench
+
+                return memory_bench.run(args, ctx)
             from rilai_desktop.bench import eventlog
 
             return eventlog.run(args, ctx)

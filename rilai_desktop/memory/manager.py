@@ -14,8 +14,9 @@ import hashlib
 import json
 import os
 import shutil
+import sqlite3
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -248,6 +249,34 @@ class MemoryManager:
         with self._db.transaction():
             self._emit(kind, payload)
 
+    @contextlib.contextmanager
+    def _mutation(self, *, index: bool = True) -> Iterator[sqlite3.Connection]:
+        """A write transaction whose side effects outside SQLite follow its rollback.
+
+        If the block fails (a refused event, a constraint...), SQLite rolls back; the
+        category files written inside are put back and, if the block may have changed the
+        vector index (``index``), the in-memory index, which may hold vectors of rolled-back
+        rows, is dropped (reloaded or rebuilt on next use).
+        """
+        try:
+            with self._db.transaction() as conn, self.category_layer.files_follow():
+                yield conn
+        except BaseException:
+            if index:
+                self.item_layer.discard_index()
+            raise
+
+    def _ensure_category(self, conn: sqlite3.Connection, name: str) -> None:
+        """Create a category the first time an item is filed under it, with its event."""
+        if self.category_layer.get_by_name(name) is not None:
+            return
+        cat = self.category_layer.ensure(conn, name)
+        if cat is not None:
+            self._emit(
+                "memory.category_created",
+                {"category_id": cat.category_id, "name": cat.name, "description": cat.description},
+            )
+
     # ── embeddings with the seed's retry policy ───────────────────────────
     def embed(self, texts: Sequence[str]) -> Vectors:
         r = self.retry
@@ -315,13 +344,32 @@ class MemoryManager:
         return _Extraction(resource, outcome, warnings)
 
     def store_drafts(
-        self, resource_id: str, drafts: Sequence[ItemDraft], *, started: float | None = None
+        self,
+        resource_id: str,
+        drafts: Sequence[ItemDraft],
+        *,
+        started: float | None = None,
+        vectors: Vectors | None = None,
     ) -> StoreOutcome:
         """Embed (outside the lock), then store drafts, their categories and the event."""
+        return self._store_drafts(lambda: resource_id, drafts, started=started, vectors=vectors)
+
+    def _store_drafts(
+        self,
+        resource_of: Callable[[], str],
+        drafts: Sequence[ItemDraft],
+        *,
+        started: float | None = None,
+        vectors: Vectors | None = None,
+    ) -> StoreOutcome:
+        """``resource_of`` runs first inside the write transaction (it may store the resource
+        the drafts come from, so that both land together) and returns its id."""
         start = time.perf_counter() if started is None else started
-        vectors = self.embed([d.content for d in drafts]) if drafts else None
+        if vectors is None and drafts:
+            vectors = self.embed([d.content for d in drafts])
         to_consolidate: list[str] = []
-        with self._db.transaction() as conn:
+        with self._mutation() as conn:
+            resource_id = resource_of()
             if (
                 conn.execute(
                     "SELECT 1 FROM memory_resources WHERE resource_id = ?", (resource_id,)
@@ -330,7 +378,7 @@ class MemoryManager:
             ):
                 raise ResourceNotFoundError(resource_id)
             for name in sorted({d.category for d in drafts if d.category}):
-                self.category_layer.ensure(conn, name)
+                self._ensure_category(conn, name)
             outcome = self.item_layer.store_drafts(conn, drafts, resource_id, vectors)
             counts: dict[str, int] = {}
             for item in outcome.stored:
@@ -399,8 +447,19 @@ class MemoryManager:
             raise MemoryInputError("a conversation needs at least one turn")
         meta = dict(metadata or {})
         meta["turns"] = turns_metadata(turns)
-        resource = self.store_resource(render_turns(turns), "conversation", meta)
-        ex = self._extract(resource.resource_id, category_hint, mode)
+        content = render_turns(turns)
+        same = self._same_conversation(content, meta["turns"])
+        if same is not None:
+            # the same turns again (a re-ingested file): nothing new to learn, and
+            # reinforcing every item a second time would inflate their counts
+            return IngestResult(same, [], [], [], ["already ingested: " + same.resource_id])
+        resource = self.store_resource(content, "conversation", meta)
+        try:
+            ex = self._extract(resource.resource_id, category_hint, mode)
+        except BaseException:
+            # nothing half-written: a conversation whose extraction failed is not kept
+            self.delete_resource(resource.resource_id)
+            raise
         return IngestResult(
             resource,
             ex.outcome.stored,
@@ -408,6 +467,25 @@ class MemoryManager:
             ex.outcome.invalidated,
             ex.warnings,
         )
+
+    def _same_conversation(self, content: str, turns: list[dict[str, Any]]) -> Resource | None:
+        digest = hashlib.sha256(content.encode("utf-8", "surrogatepass")).hexdigest()
+        rows = self._db.connection.execute(
+            "SELECT resource_id FROM memory_resources WHERE content_hash = ?"
+            " AND resource_type = 'conversation'",
+            (digest,),
+        ).fetchall()
+        ids = [t["id"] for t in turns]
+        for (rid,) in rows:
+            resource = self.resource_layer.get(str(rid))
+            stored = resource.metadata.get("turns") if resource else None
+            if (
+                resource is not None
+                and isinstance(stored, list)
+                and [t.get("id") for t in stored if isinstance(t, dict)] == ids
+            ):
+                return resource
+        return None
 
     def remember(
         self,
@@ -439,8 +517,14 @@ class MemoryManager:
             importance=importance,
             source_turn_ids=list(source_turn_ids),
         )
-        resource = self.store_resource(content, "feedback", {"via": "remember"})
-        outcome = self.store_drafts(resource.resource_id, [draft])
+        # embed first, then the resource, the item and their events in one transaction:
+        # if anything fails, nothing (not even the resource) is written
+        vectors = self.embed([draft.content])
+        outcome = self._store_drafts(
+            lambda: self.store_resource(content, "feedback", {"via": "remember"}).resource_id,
+            [draft],
+            vectors=vectors,
+        )
         items = [*outcome.stored, *outcome.reinforced]
         return items[0]
 
@@ -470,9 +554,9 @@ class MemoryManager:
             if not content.strip() or len(content) > 2000:
                 raise MemoryInputError("item content must be 1-2,000 characters")
             vector = self.embed([content])[0]
-        with self._db.transaction() as conn:
+        with self._mutation() as conn:
             if category is not None:
-                self.category_layer.ensure(conn, category)
+                self._ensure_category(conn, category)
             self.item_layer.set_fields(conn, item_id, **fields)
             if content is not None and vector is not None:
                 self.item_layer.update_content(conn, item_id, content.strip(), vector)
@@ -482,7 +566,7 @@ class MemoryManager:
         return item
 
     def invalidate_item(self, item_id: str, by: str | None = None) -> bool:
-        with self._db.transaction() as conn:
+        with self._mutation() as conn:
             done = self.item_layer.invalidate(conn, item_id, by)
             if done:
                 self._emit("memory.item_updated", {"item_id": item_id, "change": "invalidated"})
@@ -490,14 +574,18 @@ class MemoryManager:
 
     def forget_item(self, item_id: str) -> bool:
         """Delete an item for good (row, FTS entry, vector); the event keeps only its id."""
-        with self._db.transaction() as conn:
+        cats = self._categories_of([item_id])
+        with self._mutation() as conn:
             gone = self.item_layer.delete_rows(conn, "item_id = ?", (item_id,))
             for iid in gone:
                 self._emit("memory.item_deleted", {"item_id": iid})
+        self.item_layer.save_index()
+        for name in sorted(cats):
+            self.refresh_category(name)  # the page must stop citing the forgotten item
         return bool(gone)
 
     def delete_resource(self, resource_id: str, cascade: bool = True) -> bool:
-        with self._db.transaction() as conn:
+        with self._mutation() as conn:
             exists = conn.execute(
                 "SELECT 1 FROM memory_resources WHERE resource_id = ?", (resource_id,)
             ).fetchone()
@@ -579,7 +667,7 @@ class MemoryManager:
 
     # ── Layer 3 ───────────────────────────────────────────────────────────
     def create_category(self, name: str, description: str) -> MemoryCategory:
-        with self._db.transaction() as conn:
+        with self._mutation(index=False) as conn:
             cat = self.category_layer.insert(conn, name, description)
             self._emit(
                 "memory.category_created",
@@ -625,7 +713,7 @@ class MemoryManager:
             ).fetchall():
                 types[str(rid)] = str(rtype)
         content = self.consolidator.render(category, items, types, self._clock(), summary)
-        with self._db.transaction() as conn:
+        with self._mutation(index=False) as conn:
             self.category_layer.update_content(conn, category_name, content, consolidated=emit)
             if use_model and summary is not None:
                 conn.execute(

@@ -38,6 +38,13 @@ def validate_resource_input(content: Any, resource_type: Any, metadata: Any) -> 
             "content contains NUL bytes: it looks like binary data, not text",
             recovery_suggestions=["Store text only; extract the text from binary files first"],
         )
+    try:
+        content.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise MemoryInputError(
+            f"content is not valid Unicode text (lone surrogate at {exc.start})",
+            recovery_suggestions=["Decode the source as UTF-8 with errors='replace' first"],
+        ) from None
     if resource_type not in RESOURCE_TYPES:
         raise MemoryInputError(
             f"resource_type {resource_type!r} is not one of {', '.join(RESOURCE_TYPES)}",
@@ -47,7 +54,7 @@ def validate_resource_input(content: Any, resource_type: Any, metadata: Any) -> 
     if not isinstance(meta, dict):
         raise MemoryInputError("metadata must be a JSON object (a dict)")
     try:
-        dumps(meta)
+        dumps(meta).encode("utf-8")
     except (TypeError, ValueError) as exc:
         raise MemoryInputError(f"metadata is not JSON-serialisable: {exc}") from exc
     return meta

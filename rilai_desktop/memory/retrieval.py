@@ -157,6 +157,14 @@ def _recency(when: datetime | None, now: datetime, half_life_days: float) -> flo
 _RELEVANCE = {"high": 0.9, "medium": 0.7, "low": 0.5}
 
 
+def _model_name(model: TextModel) -> str:
+    """The model's id for an error message, even when resolving it is what failed."""
+    try:
+        return model.model_id
+    except Exception:
+        return getattr(model, "role", "unknown")
+
+
 class LLMRetriever:
     """The model picks the most relevant of ≤ ``max_candidates`` RAG candidates."""
 
@@ -250,7 +258,7 @@ class LLMRetriever:
         else:
             raise RetrievalError(
                 f"LLM retrieval failed after {self.max_retries + 1} tries: {last}",
-                context={"model": self.model.model_id},
+                context={"model": _model_name(self.model)},
             ) from last
         items = [pool[i].item for i in chosen]
         # the model may pick fewer than k: the rest follow in RAG order, scored below its picks

@@ -209,11 +209,14 @@ class VectorIndex:
 
     def save(self, path: Path, *, model_id: str) -> dict[str, Any]:
         """Write the index and its sidecar atomically (temp files + rename; sidecar last)."""
-        path.parent.mkdir(parents=True, exist_ok=True)
         with self._lock:
             meta = self.sidecar(model_id)
-            fd, tmp = tempfile.mkstemp(prefix=".index-", dir=path.parent)
-            os.close(fd)
+            try:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                fd, tmp = tempfile.mkstemp(prefix=".index-", dir=path.parent)
+                os.close(fd)
+            except OSError as exc:
+                raise VectorIndexError(f"Could not write the index to {path}: {exc}") from exc
             try:
                 faiss.write_index(self._index, tmp)
                 os.chmod(tmp, 0o600)
@@ -223,9 +226,13 @@ class VectorIndex:
                 raise VectorIndexError(f"Could not write the index to {path}: {exc}") from exc
             side = sidecar_path(path)
             side_tmp = side.with_suffix(".json.tmp")
-            side_tmp.write_text(json.dumps(meta, indent=1))
-            os.chmod(side_tmp, 0o600)
-            os.replace(side_tmp, side)
+            try:
+                side_tmp.write_text(json.dumps(meta, indent=1))
+                os.chmod(side_tmp, 0o600)
+                os.replace(side_tmp, side)
+            except OSError as exc:
+                side_tmp.unlink(missing_ok=True)
+                raise VectorIndexError(f"Could not write the index sidecar {side}: {exc}") from exc
         return meta
 
     @classmethod

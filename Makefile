@@ -25,11 +25,11 @@ test: setup models-test lint typecheck importlint unit
 
 lint:
 	@echo "== ruff"
-	@$(BIN)/ruff check rilai_desktop tests
-	@$(BIN)/ruff format --check rilai_desktop tests
+	@$(BIN)/ruff check rilai_desktop tests tools
+	@$(BIN)/ruff format --check rilai_desktop tests tools
 
 typecheck:
-	@echo "== mypy (strict on contracts/ and store/)"
+	@echo "== mypy (strict on contracts/, store/ and memory/)"
 	@$(BIN)/mypy rilai_desktop
 
 importlint:

@@ -26,25 +26,25 @@ from pathlib import Path
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
-from rilai_desktop.memory.embedding import EmbeddingService  # noqa: E402
-from rilai_desktop.memory.evaluation import (  # noqa: E402
+from rilai_desktop.memory.conversation import is_user_speaker
+from rilai_desktop.memory.embedding import EmbeddingService
+from rilai_desktop.memory.evaluation import (
     bm25_turn_baseline,
     load_questions,
     mean_recall,
     recall_at_k,
     transcript_turns,
 )
-from rilai_desktop.memory.manager import MemoryConfig, MemoryManager  # noqa: E402
-from rilai_desktop.memory.retrieval import (  # noqa: E402
+from rilai_desktop.memory.manager import MemoryConfig, MemoryManager
+from rilai_desktop.memory.retrieval import (
     IMPORTANCE_VALUE,
     ConfidenceScorer,
     FusionWeights,
     _recency,
     calibrate_threshold,
 )
-from rilai_desktop.memory.types import Turn  # noqa: E402
-from rilai_desktop.memory.conversation import is_user_speaker  # noqa: E402
-from rilai_desktop.store import EventLog  # noqa: E402
+from rilai_desktop.memory.types import Turn
+from rilai_desktop.store import EventLog
 
 DATA = Path(__file__).resolve().parent.parent / "tests" / "data" / "memory"
 
@@ -54,12 +54,18 @@ def ingest(manager: MemoryManager, data: dict) -> None:
     for s in sessions:
         at = datetime.fromisoformat(s["date"])
         turns = [
-            Turn(id=t["id"], speaker=t["speaker"], text=t["text"], at=at,
-                 is_user=is_user_speaker(t["speaker"]))
+            Turn(
+                id=t["id"],
+                speaker=t["speaker"],
+                text=t["text"],
+                at=at,
+                is_user=is_user_speaker(t["speaker"]),
+            )
             for t in s["turns"]
         ]
-        manager.ingest_turns(turns, metadata={"session_id": s["id"], "date": s["date"]},
-                             mode="rules")
+        manager.ingest_turns(
+            turns, metadata={"session_id": s["id"], "date": s["date"]}, mode="rules"
+        )
 
 
 def main() -> int:
@@ -74,21 +80,29 @@ def main() -> int:
     tmp = Path(tempfile.mkdtemp(prefix="rilai-tune-"))
     log = EventLog(tmp / "rilai.db")
     manager = MemoryManager(
-        log, EmbeddingService(), storage_dir=tmp / "memory", categories_dir=tmp / "cats",
-        events=log, config=MemoryConfig(storage_dir=tmp / "memory", auto_consolidate=False),
+        log,
+        EmbeddingService(),
+        storage_dir=tmp / "memory",
+        categories_dir=tmp / "cats",
+        events=log,
+        config=MemoryConfig(storage_dir=tmp / "memory", auto_consolidate=False),
     )
     manager.open()
     ingest(manager, data)
-    now = manager.rag._clock()  # noqa: SLF001
+    now = manager.rag._clock()
     # features of every candidate, once (wide candidate lists from both channels)
     manager.rag.weights = FusionWeights(candidates=50)
     feats = {}
     for q in questions:
         scored, _ = manager.rag.candidates(q.query, 50)
         feats[q.id] = [
-            (s.item.source_turn_ids, s.dense, s.lexical,
-             _recency(s.item.valid_at or s.item.created_at, now, 30.0),
-             IMPORTANCE_VALUE.get(s.item.importance, 0.5))
+            (
+                s.item.source_turn_ids,
+                s.dense,
+                s.lexical,
+                _recency(s.item.valid_at or s.item.created_at, now, 30.0),
+                IMPORTANCE_VALUE.get(s.item.importance, 0.5),
+            )
             for s in scored
         ]
 
@@ -98,28 +112,40 @@ def main() -> int:
 
     grid = []
     for wd, wl, wr, wi in itertools.product(
-        [0.4, 0.5, 0.6, 0.7, 0.8, 1.0], [0.0, 0.1, 0.2, 0.3, 0.4, 0.6],
-        [0.0, 0.05, 0.1], [0.0, 0.05, 0.1],
+        [0.4, 0.5, 0.6, 0.7, 0.8, 1.0],
+        [0.0, 0.1, 0.2, 0.3, 0.4, 0.6],
+        [0.0, 0.05, 0.1],
+        [0.0, 0.05, 0.1],
     ):
         hits = {q.id: [t for t, _ in ranked(q.id, (wd, wl, wr, wi))] for q in questions}
         sharp = sum(mean_recall(hits, questions, k) for k in (1, 2, 3)) / 3
-        grid.append((mean_recall(hits, questions, 5), mean_recall(hits, questions, 10),
-                     (wd, wl, wr, wi), sharp))
+        grid.append(
+            (
+                mean_recall(hits, questions, 5),
+                mean_recall(hits, questions, 10),
+                (wd, wl, wr, wi),
+                sharp,
+            )
+        )
     # recall@5 first; the mean of recall@1..3 (how high the evidence ranks) breaks ties
     grid.sort(key=lambda g: (round(g[0], 6), round(g[3], 6), g[1]), reverse=True)
     best = grid[0]
-    dense_only = [g for g in grid if g[2] == (1.0, 0.0, 0.0, 0.0)][0]
+    dense_only = next(g for g in grid if g[2] == (1.0, 0.0, 0.0, 0.0))
     default = [g for g in grid if g[2] == (0.6, 0.3, 0.05, 0.05)]
-    print("top weight sets (recall@5, recall@10, (dense, lexical, recency, importance), "
-          "mean recall@1-3):")
+    print(
+        "top weight sets (recall@5, recall@10, (dense, lexical, recency, importance), "
+        "mean recall@1-3):"
+    )
     for g in grid[:8]:
         print(f"  {g[0]:.3f} {g[1]:.3f} {g[2]} {g[3]:.3f}")
     print(f"dense only: {dense_only[0]:.3f} {dense_only[1]:.3f} {dense_only[3]:.3f}")
     if default:
         print(f"current default: {default[0][0]:.3f} {default[0][1]:.3f} {default[0][3]:.3f}")
     base = bm25_turn_baseline(transcript_turns(data), questions, 10)
-    print(f"BM25 over turns: {mean_recall(base, questions, 5):.3f} "
-          f"{mean_recall(base, questions, 10):.3f}")
+    print(
+        f"BM25 over turns: {mean_recall(base, questions, 5):.3f} "
+        f"{mean_recall(base, questions, 10):.3f}"
+    )
 
     w = best[2] if args.weights is None else tuple(float(x) for x in args.weights.split(","))
     scorer = ConfidenceScorer()
@@ -131,9 +157,13 @@ def main() -> int:
         # so the useful question is whether the ranking is sure of its first answer
         correct.append(recall_at_k([t for t, _ in top], q.evidence_turn_ids, 1) > 0)
     t, figures = calibrate_threshold(confidences, correct, max_escalation=args.max_escalation)
-    print(f"confidences: min {min(confidences):.3f} max {max(confidences):.3f}; "
-          f"RAG top-1 hit rate {sum(correct)}/{len(correct)}")
-    print(f"escalation threshold: {t:.4f} {json.dumps({k: round(v, 3) for k, v in figures.items()})}")
+    print(
+        f"confidences: min {min(confidences):.3f} max {max(confidences):.3f}; "
+        f"RAG top-1 hit rate {sum(correct)}/{len(correct)}"
+    )
+    print(
+        f"escalation threshold: {t:.4f} {json.dumps({k: round(v, 3) for k, v in figures.items()})}"
+    )
     log.close()
     return 0
 

@@ -1,8 +1,8 @@
 """The event envelope and every event kind: the backbone of the event-sourced turn.
 
-Seed 000 defines the kinds, seed 003 the ``memory.*`` ones; ``TURN_ABORTED``,
-``memory.item_updated`` and ``memory.index_rebuilt`` are ours; ``TURN_ABORTED`` is (a turn that never reached
-TURN_COMPLETED, recognised when the log is opened). Each kind whose payload seed 000
+Seed 000 defines the kinds, seed 003 the ``memory.*`` ones. Ours: ``TURN_ABORTED`` (a turn
+that never reached TURN_COMPLETED, recognised when the log is opened),
+``memory.item_updated`` and ``memory.index_rebuilt``. Each kind whose payload seed 000
 documents has a typed payload model in ``payloads.py``; constructing an EngineEvent
 validates its payload against that model, so an event that reaches the log is well-formed.
 """

@@ -11,12 +11,12 @@ live process is marked with a TURN_ABORTED event, so it is never replayed as com
 from __future__ import annotations
 
 import json
-from contextlib import contextmanager
 import math
 import sqlite3
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
 from typing import Any, NamedTuple

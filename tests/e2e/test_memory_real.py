@@ -32,8 +32,9 @@ QUESTIONS = DATA / "questions.jsonl"
 
 
 def _batch(run: Run, mode: str) -> tuple[dict[str, list[list[str]]], list[dict[str, object]]]:
-    result = run("memory", "search", "--batch", str(QUESTIONS), "--k", "10", "--mode", mode,
-                 "--json")
+    result = run(
+        "memory", "search", "--batch", str(QUESTIONS), "--k", "10", "--mode", mode, "--json"
+    )
     assert result.code == 0, result.err
     lines = [json.loads(line) for line in result.out.splitlines() if line.strip()]
     hits = {row["id"]: [h["turn_ids"] for h in row["hits"]] for row in lines}
@@ -108,8 +109,13 @@ def test_llm_extraction_and_consolidation_on_the_medium_model(real_models: Path)
         session = min(data["sessions"], key=lambda s: s["date"])
         at = datetime.fromisoformat(session["date"])
         turns = [
-            Turn(id=t["id"], speaker=t["speaker"], text=t["text"], at=at,
-                 is_user=is_user_speaker(t["speaker"]))
+            Turn(
+                id=t["id"],
+                speaker=t["speaker"],
+                text=t["text"],
+                at=at,
+                is_user=is_user_speaker(t["speaker"]),
+            )
             for t in session["turns"][:12]
         ]
         result = memory.ingest_turns(turns, mode="llm", metadata={"session_id": session["id"]})

@@ -14,7 +14,8 @@ Everything runs in a throwaway directory (never the user's data), in one process
    expression ``ORDER BY bm25 LIMIT 50`` on a plain sqlite3 connection to the same file.
    Bar: ours p95 ≤ 1.5 × the p95 of the per-query bare sum, at 100K.
 3. Ingest: ~1,000 distinct user turns in sessions of 20 through
-   ``ingest_turns(mode="rules")`` into a fresh memory (extraction, embedding, dedupe,
+   ``ingest_sessions(mode="rules")`` (what `rilai memory ingest` runs) into a fresh memory
+   (extraction, embedding, dedupe,
    SQLite, index), counted as drafts embedded per second, beside bare ``model.encode`` of
    the same draft texts (batch 64). Best of ``--repeats``, alternating order. Bar ≥ 0.8.
 4. Approximate index at each N: ``VectorIndex.build(exact_max=0)`` (IVF) on the same
@@ -576,8 +577,10 @@ def bench_ingest(
                 before = _encoded(manager)
                 t0 = time.perf_counter()
                 if step == "ours":
-                    for j, chunk in enumerate(sessions):
-                        manager.ingest_turns(chunk, mode="rules", metadata={"session": f"s{j}"})
+                    manager.ingest_sessions(
+                        [(chunk, {"session": f"s{j}"}) for j, chunk in enumerate(sessions)],
+                        mode="rules",
+                    )
                 elif step == "bare":
                     bare.encode(texts, batch_size=BATCH_SIZE)
                 else:
@@ -987,13 +990,13 @@ def print_report(rep: dict[str, Any]) -> None:
     print()
     print(
         f"ingest: {ing['turns']} distinct user turns in {ing['sessions']} sessions of"
-        f" {ing['session_turns']} (ingest_turns, mode=rules), fresh memory each repeat,"
+        f" {ing['session_turns']} (ingest_sessions, mode=rules), fresh memory each repeat,"
         f" best of {ing['repeats']}"
     )
     print(
         table(
             [
-                ("ours ingest_turns", ing["drafts_ours"], ing["ours_texts_per_s"]),
+                ("ours ingest_sessions", ing["drafts_ours"], ing["ours_texts_per_s"]),
                 (
                     f"bare encode, one call (batch {ing['batch_size']})",
                     ing["drafts_bare"],

@@ -140,27 +140,29 @@ def ingest(args: Namespace, ctx: Context) -> int:
         )
     start = time.perf_counter()
     rows: list[dict[str, Any]] = []
-    for session in sessions:
-        turns = [
-            Turn(
-                id=t.id,
-                speaker=t.speaker,
-                text=t.text,
-                at=session.date,
-                is_user=is_user_speaker(t.speaker),
-            )
-            for t in session.turns
-        ]
-        s_start = time.perf_counter()
-        result = manager.ingest_turns(
-            turns,
-            metadata={
+    batch = [
+        (
+            [
+                Turn(
+                    id=t.id,
+                    speaker=t.speaker,
+                    text=t.text,
+                    at=session.date,
+                    is_user=is_user_speaker(t.speaker),
+                )
+                for t in session.turns
+            ],
+            {
                 "title": transcript.title,
                 "session_id": session.id,
                 "date": session.date.isoformat(),
             },
-            mode=mode,
         )
+        for session in sessions
+    ]
+    # one call: every session is extracted, then all drafts are embedded in one pass
+    results = manager.ingest_sessions(batch, mode=mode)
+    for session, (turns, _meta), result in zip(sessions, batch, results, strict=True):
         row = {
             "session_id": session.id,
             "date": session.date.isoformat(),
@@ -171,7 +173,6 @@ def ingest(args: Namespace, ctx: Context) -> int:
             "invalidated": len(result.invalidated),
             "item_ids": [i.item_id for i in [*result.stored, *result.reinforced]],
             "warnings": list(result.warnings),
-            "elapsed_s": round(time.perf_counter() - s_start, 3),
         }
         rows.append(row)
         if not ctx.json:
@@ -182,7 +183,6 @@ def ingest(args: Namespace, ctx: Context) -> int:
             )
             for w in result.warnings:
                 print(f"    warning: {w}")
-            sys.stdout.flush()
     elapsed = round(time.perf_counter() - start, 3)
     totals = {
         "sessions": len(rows),

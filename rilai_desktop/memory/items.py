@@ -297,6 +297,15 @@ class ItemLayer:
             ).fetchall()
         else:
             older = []
+        newer = None
+        if draft.slot:
+            # a statement older than the slot's current value (sessions ingested out of
+            # order) is history from the start: stored, but already superseded
+            newer = conn.execute(
+                "SELECT item_id, valid_at FROM memory_items WHERE slot = ?"
+                " AND invalid_at IS NULL AND valid_at > ? ORDER BY valid_at LIMIT 1",
+                (draft.slot, iso(valid_at)),
+            ).fetchone()
         item_id = new_id("item")
         cur = conn.execute(
             "INSERT INTO memory_items (item_id, content, content_hash, embedding,"
@@ -319,6 +328,16 @@ class ItemLayer:
             ),
         )
         row_id = int(cur.lastrowid or 0)
+        if newer is not None:
+            conn.execute(
+                "UPDATE memory_items SET invalid_at = ?, invalidated_by = ? WHERE id = ?",
+                (newer[1], newer[0], row_id),
+            )
+            out.invalidated.append(item_id)
+            item = self.get_row(conn, row_id)
+            assert item is not None
+            out.stored.append(item)
+            return row_id
         for old_id, old_item_id in older:
             conn.execute(
                 "UPDATE memory_items SET invalid_at = ?, invalidated_by = ? WHERE id = ?",
@@ -503,23 +522,47 @@ class ItemLayer:
         return {int(r[0]): float(from_blob(r[1], dim) @ q) for r in rows}
 
     def lexical_search(self, query: str, k: int, *, category: str | None = None) -> list[Hit]:
-        """Top-k valid items by FTS5 BM25; score = -bm25 (higher is better)."""
+        """Top-k valid items by FTS5 BM25; score = -bm25 (higher is better).
+
+        The FTS top hits are taken first (a subquery) and only they are joined to the items
+        to drop invalidated ones: joining every match before ORDER BY ... LIMIT costs ~3x
+        the bare FTS query at 100K items (measured by `rilai bench memory`). If the window
+        loses too many hits to the filters, it widens; a category filter scans all matches.
+        """
         match = fts_query(query)
         if match is None:
             return []
-        sql = (
-            "SELECT f.rowid, bm25(memory_items_fts) FROM memory_items_fts f"
-            " JOIN memory_items i ON i.id = f.rowid"
-            " WHERE memory_items_fts MATCH ? AND i.invalid_at IS NULL"
-        )
-        args: list[Any] = [match]
-        if category is not None:
-            sql += " AND i.category = ?"
-            args.append(category)
-        sql += " ORDER BY bm25(memory_items_fts) LIMIT ?"
-        args.append(k)
+        conn = self._db.connection
         try:
-            rows = self._db.connection.execute(sql, args).fetchall()
+            if category is not None:
+                rows = conn.execute(
+                    "SELECT f.rowid, bm25(memory_items_fts) FROM memory_items_fts f"
+                    " JOIN memory_items i ON i.id = f.rowid"
+                    " WHERE memory_items_fts MATCH ? AND i.invalid_at IS NULL"
+                    " AND i.category = ? ORDER BY bm25(memory_items_fts) LIMIT ?",
+                    (match, category, k),
+                ).fetchall()
+                return [Hit(int(r[0]), -float(r[1])) for r in rows]
+            window = max(2 * k, 20)
+            while True:
+                rows = conn.execute(
+                    "SELECT f.id, f.score FROM (SELECT rowid AS id,"
+                    " bm25(memory_items_fts) AS score FROM memory_items_fts"
+                    " WHERE memory_items_fts MATCH ? ORDER BY score LIMIT ?) f"
+                    " JOIN memory_items i ON i.id = f.id WHERE i.invalid_at IS NULL"
+                    " ORDER BY f.score LIMIT ?",
+                    (match, window, k),
+                ).fetchall()
+                if len(rows) >= k or window >= 1 << 20:
+                    break
+                total = conn.execute(
+                    "SELECT COUNT(*) FROM (SELECT rowid FROM memory_items_fts"
+                    " WHERE memory_items_fts MATCH ? LIMIT ?)",
+                    (match, window + 1),
+                ).fetchone()[0]
+                if total <= window:
+                    break  # every match was in the window: nothing more to find
+                window *= 4
         except sqlite3.OperationalError:
             return []
         return [Hit(int(r[0]), -float(r[1])) for r in rows]
@@ -532,7 +575,7 @@ class ItemLayer:
 
     def count_by_category(self) -> dict[str, int]:
         rows = self._db.connection.execute(
-            "SELECT COALESCE(category, ''), COUNT(*) FROM memory_items"
+            "SELECT COALESCE(category, 'uncategorized'), COUNT(*) FROM memory_items"
             " WHERE invalid_at IS NULL GROUP BY category"
         ).fetchall()
         return {str(c): int(n) for c, n in rows}

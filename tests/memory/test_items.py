@@ -224,8 +224,12 @@ def test_slot_invalidates_the_older_fact(
             valid_at=earlier,
         ),
     )
-    assert out.invalidated == []
+    # ... and is itself stored as history, superseded by the current value from the start
+    (rome,) = out.stored
+    assert out.invalidated == [rome.item_id]
     assert layer.get(paris.item_id).is_valid  # type: ignore[union-attr]
+    assert not layer.get(rome.item_id).is_valid  # type: ignore[union-attr]
+    assert in_sync(layer, log)
 
 
 def test_get_by_category_excludes_invalid(layer: ItemLayer, log: EventLog, rid: str) -> None:

@@ -43,6 +43,7 @@ unit:
 bench: setup models-test
 	@$(BIN)/rilai bench eventlog
 	@$(BIN)/rilai bench llm
+	@$(BIN)/rilai bench memory
 
 clean-venv:
 	rm -rf $(VENV)

@@ -213,7 +213,7 @@ def _not_built(what: str, issue: str) -> NotBuiltYetError:
         f"{what} is not built yet (it arrives with the {issue} issue).",
         recovery_suggestions=[
             "What works today: rilai status, rilai doctor, rilai models ..., rilai query ...,"
-            " rilai config ..., rilai memory ..., rilai bench eventlog|llm",
+            " rilai config ..., rilai memory ..., rilai bench eventlog|llm|memory",
         ],
     )
 

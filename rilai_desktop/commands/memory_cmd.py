@@ -238,7 +238,11 @@ class _Searcher:
         from rilai_desktop.llm.errors import ModelError
 
         try:
-            return self.manager.retrieve(query, mode=self.mode, k=k, category_filter=category)
+            result = self.manager.retrieve(query, mode=self.mode, k=k, category_filter=category)
+            failed = self.manager.hybrid.last_error if self.mode == "hybrid" else None
+            if failed is None:
+                return result
+            raise failed
         except (RetrievalError, ModelError) as exc:
             if self.mode != "hybrid":
                 raise

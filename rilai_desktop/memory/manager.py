@@ -864,7 +864,8 @@ class MemoryManager:
                 return False
             if len(self.item_layer.index) != self.item_layer.count():
                 return False
-            self.embedder.embed(["health check"])
+            # a fresh text each time, so the embedder's cache cannot answer for a dead model
+            self.embedder.embed([f"health check {time.monotonic_ns()}"])
         except Exception:
             return False
         return True

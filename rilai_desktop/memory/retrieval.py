@@ -377,6 +377,7 @@ class HybridRetriever:
         self.variance_threshold = variance_threshold
         self.scorer = scorer or ConfidenceScorer()
         self.last_confidence: float | None = None
+        self.last_error: RetrievalError | None = None
 
     def retrieve(
         self,
@@ -401,10 +402,16 @@ class HybridRetriever:
             and self.llm is not None
             and (confidence < threshold or spread > self.variance_threshold)
         )
+        self.last_error = None
         if escalate and self.llm is not None:
-            items, scores = self.llm.rerank(query, candidates, k)
-            mode = RetrievalMode.LLM
-        else:
+            try:
+                items, scores = self.llm.rerank(query, candidates, k)
+                mode = RetrievalMode.LLM
+            except RetrievalError as exc:
+                # graceful degradation (seed 003): the RAG answer is already in hand
+                self.last_error = exc
+                escalate = False
+        if not escalate:
             items = [s.item for s in top]
             scores = [round(s.score, 6) for s in top]
             mode = RetrievalMode.RAG

@@ -1,0 +1,143 @@
+"""The memory tables as SQLModel classes: the typed declaration of migration 0003.
+
+The migration SQL is what creates the tables (FTS5 tables and triggers cannot be expressed
+here); these classes declare the same columns, types, keys and nullability, and
+``tests/memory/test_tables.py`` fails if the two ever drift apart. Data access goes through
+the shared sqlite3 connection (one transaction with the event log; see
+docs/memory-design.md), so these are declarations, not a second way in.
+"""
+
+from __future__ import annotations
+
+from sqlmodel import Field, SQLModel
+
+
+class MemoryMeta(SQLModel, table=True):
+    __tablename__ = "memory_meta"
+    key: str = Field(primary_key=True)
+    value: str
+
+
+class MemoryResourceRow(SQLModel, table=True):
+    __tablename__ = "memory_resources"
+    id: int | None = Field(default=None, primary_key=True)
+    resource_id: str = Field(unique=True)
+    resource_type: str
+    content: str
+    content_hash: str
+    metadata_json: str = Field(sa_column_kwargs={"name": "metadata"}, default="{}")
+    created_at: str
+
+
+class MemoryItemRow(SQLModel, table=True):
+    __tablename__ = "memory_items"
+    id: int | None = Field(default=None, primary_key=True)
+    item_id: str = Field(unique=True)
+    content: str
+    content_hash: str
+    embedding: bytes
+    source_resource_id: str = Field(foreign_key="memory_resources.resource_id")
+    source_turn_ids: str = "[]"
+    category: str | None = None
+    kind: str = "fact"
+    slot: str | None = None
+    confidence: float
+    importance: str = "normal"
+    created_at: str
+    reinforcement_count: int = 0
+    last_reinforced_at: str | None = None
+    valid_at: str
+    invalid_at: str | None = None
+    invalidated_by: str | None = None
+
+
+class MemoryCategoryRow(SQLModel, table=True):
+    __tablename__ = "memory_categories"
+    id: int | None = Field(default=None, primary_key=True)
+    category_id: str = Field(unique=True)
+    name: str = Field(unique=True)
+    description: str
+    markdown_content: str
+    updated_at: str
+    last_consolidated_at: str | None = None
+    items_since_consolidation: int = 0
+
+
+class ContextRow(SQLModel, table=True):
+    __tablename__ = "contexts"
+    id: str = Field(primary_key=True)
+    type: str
+    agent_id: str | None = None
+    content: str
+    compression: str = "gzip"
+    content_hash: str | None = None
+    embedding: str | None = None
+    parent_ids: str | None = None
+    metadata_json: str | None = Field(default=None, sa_column_kwargs={"name": "metadata"})
+    created_at: str
+    expires_at: str | None = None
+    accessed_at: str | None = None
+    access_count: int = 0
+
+
+class EpisodeRow(SQLModel, table=True):
+    __tablename__ = "memory_episodes"
+    id: str = Field(primary_key=True)
+    timestamp: str
+    summary: str
+    emotions: str = "[]"
+    participants: str = "[]"
+    tags: str = "[]"
+    importance: float = 0.5
+    turn_id: int = 0
+    session_id: str = ""
+    embedding: bytes | None = None
+
+
+class UserFactRow(SQLModel, table=True):
+    __tablename__ = "memory_user_facts"
+    id: str = Field(primary_key=True)
+    fact: str
+    category: str
+    confidence: float
+    source: str
+    first_observed: str
+    last_confirmed: str
+    evidence_count: int = 1
+    fact_hash: str
+    embedding: bytes | None = None
+
+
+class GoalRow(SQLModel, table=True):
+    __tablename__ = "memory_goals"
+    id: str = Field(primary_key=True)
+    kind: str = "goal"
+    title: str
+    status: str = "open"
+    deadline: str | None = None
+    notes: str = ""
+    source_turn_ids: str = "[]"
+    created_at: str
+    updated_at: str
+
+
+class KBPointRow(SQLModel, table=True):
+    __tablename__ = "kb_points"
+    kb_name: str = Field(primary_key=True)
+    point_id: str = Field(primary_key=True)
+    vector: bytes
+    payload: str = "{}"
+    updated_at: str
+
+
+TABLES: tuple[type[SQLModel], ...] = (
+    MemoryMeta,
+    MemoryResourceRow,
+    MemoryItemRow,
+    MemoryCategoryRow,
+    ContextRow,
+    EpisodeRow,
+    UserFactRow,
+    GoalRow,
+    KBPointRow,
+)

@@ -5,10 +5,12 @@ from __future__ import annotations
 import json
 import re
 import sqlite3
+import threading
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from rilai_desktop.errors import StorageError
 
@@ -137,3 +139,68 @@ def fts_query(text: str, *, max_terms: int = 32) -> str | None:
     if not seen:
         return None
     return " OR ".join('"' + w.replace('"', '""') + '"' for w in seen[:max_terms])
+
+
+@contextmanager
+def sql_errors(what: str) -> Iterator[None]:
+    """Turn a sqlite3 error inside the block into StorageError (MEM-009) naming ``what``."""
+    try:
+        yield
+    except sqlite3.Error as exc:
+        raise storage_error(exc, what) from exc
+
+
+K = TypeVar("K")
+V = TypeVar("V")
+
+
+class DerivedCache(Generic[K, V]):
+    """In-memory values derived from tables (embedding matrices, per-KB indexes).
+
+    A value is dropped when this process says so (``drop``), when another connection has
+    committed (``PRAGMA data_version`` moved), or when the caller's ``still_valid`` says it
+    no longer matches. A value built while a write was dropping the cache, or inside an
+    uncommitted transaction, is used once but not kept, so a rollback cannot leave it stale.
+    """
+
+    def __init__(self, connection: Callable[[], sqlite3.Connection]) -> None:
+        self._connection = connection
+        self._values: dict[K, V] = {}
+        self._generation = 0
+        self._data_version: int | None = None
+        self.lock = threading.RLock()
+
+    def drop(self, key: K | None = None) -> None:
+        with self.lock:
+            self._generation += 1
+            if key is None:
+                self._values.clear()
+            else:
+                self._values.pop(key, None)
+
+    def peek(self, key: K) -> V | None:
+        """The cached value, if any, without building it (to update it in place; hold
+        ``lock`` while doing so)."""
+        return self._values.get(key)
+
+    def get(
+        self,
+        key: K,
+        build: Callable[[], V],
+        still_valid: Callable[[V], bool] | None = None,
+    ) -> V:
+        conn = self._connection()
+        with self.lock:
+            with sql_errors("reading the data version"):
+                version = int(conn.execute("PRAGMA data_version").fetchone()[0])
+            if version != self._data_version:
+                self._values.clear()
+                self._data_version = version
+            found = self._values.get(key)
+            if found is not None and (still_valid is None or still_valid(found)):
+                return found
+            generation = self._generation
+            value = build()
+            if generation == self._generation and not conn.in_transaction:
+                self._values[key] = value
+            return value

@@ -31,10 +31,8 @@ import json
 import math
 import re
 import sqlite3
-import threading
 import uuid
-from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any, Literal, get_args
@@ -51,7 +49,7 @@ from rilai_desktop.contracts.memory import (
     UserFactCategory,
 )
 from rilai_desktop.errors import MemoryInputError
-from rilai_desktop.memory._sql import Clock, dumps, storage_error, utc_now
+from rilai_desktop.memory._sql import Clock, DerivedCache, dumps, sql_errors, utc_now
 from rilai_desktop.memory.items import from_blob, to_blob
 from rilai_desktop.memory.ports import Database, Embedder, Vectors
 
@@ -305,20 +303,10 @@ class CompanionMemory:
         self.embedder = embedder
         self._clock = clock
         self.fact_similarity = fact_similarity
-        self._lock = threading.RLock()
-        self._cache: dict[str, _Matrix] = {}
-        self._generation = 0
-        self._data_version: int | None = None
+        self._derived: DerivedCache[str, _Matrix] = DerivedCache(lambda: self._db.connection)
         self._model_checked = False
 
     # ── plumbing ──────────────────────────────────────────────────────────
-    @contextmanager
-    def _sql(self, what: str) -> Iterator[None]:
-        try:
-            yield
-        except sqlite3.Error as exc:
-            raise storage_error(exc, what) from exc
-
     def _now(self) -> datetime:
         return _aware("the clock's time", self._clock())
 
@@ -327,9 +315,7 @@ class CompanionMemory:
         self._invalidate()
 
     def _invalidate(self) -> None:
-        with self._lock:
-            self._generation += 1
-            self._cache.clear()
+        self._derived.drop()
 
     def _embed(self, texts: Sequence[str]) -> Vectors:
         return self.embedder.embed(list(texts))
@@ -343,7 +329,7 @@ class CompanionMemory:
             return
         conn = self._db.connection
         want = self._want_model()
-        with self._sql("checking the embedding model"):
+        with sql_errors("checking the embedding model"):
             row = conn.execute("SELECT value FROM memory_meta WHERE key = ?", (_META_KEY,))
             found = row.fetchone()
         if found is None or found[0] != want:
@@ -353,7 +339,7 @@ class CompanionMemory:
 
     def _reembed_all(self, want: str) -> None:
         conn = self._db.connection
-        with self._sql("re-embedding companion memory"):
+        with sql_errors("re-embedding companion memory"):
             episodes = conn.execute("SELECT id, summary FROM memory_episodes").fetchall()
             facts = conn.execute("SELECT id, fact FROM memory_user_facts").fetchall()
         updates: list[tuple[str, list[tuple[bytes, str]]]] = []
@@ -364,7 +350,7 @@ class CompanionMemory:
                 vecs = self._embed([text for _, text in chunk])
                 pairs.extend((to_blob(v), rid) for (rid, _), v in zip(chunk, vecs, strict=True))
             updates.append((table, pairs))
-        with self._sql("re-embedding companion memory"), self._db.transaction() as tx:
+        with sql_errors("re-embedding companion memory"), self._db.transaction() as tx:
             for table, pairs in updates:
                 tx.executemany(f"UPDATE {table} SET embedding = ? WHERE id = ?", pairs)
             tx.execute(
@@ -376,30 +362,21 @@ class CompanionMemory:
 
     def _fingerprint(self, table: Literal["episodes", "facts"]) -> tuple[int, int]:
         name = "memory_episodes" if table == "episodes" else "memory_user_facts"
-        with self._sql(f"reading the {table}"):
+        with sql_errors(f"reading the {table}"):
             row = self._db.connection.execute(
                 f"SELECT COUNT(*), COALESCE(MAX(rowid), 0) FROM {name}"
             ).fetchone()
         return int(row[0]), int(row[1])
 
     def _matrix(self, table: Literal["episodes", "facts"]) -> _Matrix:
-        conn = self._db.connection
-        with self._lock:
-            with self._sql("reading the data version"):
-                version = int(conn.execute("PRAGMA data_version").fetchone()[0])
-            if version != self._data_version:
-                self._cache.clear()
-                self._data_version = version
-            fingerprint = self._fingerprint(table)
-            cached = self._cache.get(table)
-            if cached is not None and cached.fingerprint == fingerprint:
-                return cached
-            generation = self._generation
+        fingerprint = self._fingerprint(table)
+
+        def build() -> _Matrix:
             matrix = self._load_matrix(table)
             matrix.fingerprint = fingerprint
-            if generation == self._generation and not conn.in_transaction:
-                self._cache[table] = matrix
             return matrix
+
+        return self._derived.get(table, build, lambda m: m.fingerprint == fingerprint)
 
     def _load_matrix(self, table: Literal["episodes", "facts"]) -> _Matrix:
         conn = self._db.connection
@@ -407,7 +384,7 @@ class CompanionMemory:
             sql = "SELECT id, embedding, importance, timestamp, summary FROM memory_episodes"
         else:
             sql = "SELECT id, embedding, confidence, last_confirmed, fact FROM memory_user_facts"
-        with self._sql(f"reading the {table}"):
+        with sql_errors(f"reading the {table}"):
             rows = conn.execute(sql).fetchall()
         dim = self.embedder.dimension
         vectors = np.zeros((len(rows), dim), dtype=np.float32)
@@ -491,14 +468,14 @@ class CompanionMemory:
         self._ensure_model()
         vec = self._embed([event.summary])[0]
         try:
-            with self._sql("saving the episode"), self._db.transaction() as tx:
+            with sql_errors("saving the episode"), self._db.transaction() as tx:
                 self._insert_episode(tx, event, vec)
         finally:
             self._invalidate()
         return event
 
     def get_episode(self, episode_id: str) -> EpisodicEvent | None:
-        with self._sql("reading the episode"):
+        with sql_errors("reading the episode"):
             row = self._db.connection.execute(
                 f"SELECT {_EPISODE_COLS} FROM memory_episodes WHERE id = ?", (str(episode_id),)
             ).fetchone()
@@ -514,7 +491,7 @@ class CompanionMemory:
             args.append(_ts(_aware("since", since)))
         sql += " ORDER BY timestamp DESC, rowid DESC LIMIT ?"
         args.append(limit)
-        with self._sql("listing episodes"):
+        with sql_errors("listing episodes"):
             rows = self._db.connection.execute(sql, args).fetchall()
         return [_episode(r) for r in rows]
 
@@ -547,7 +524,7 @@ class CompanionMemory:
         self._ensure_model()
         vec = self._embed([event.summary])[0] if event.summary != current.summary else None
         try:
-            with self._sql("updating the episode"), self._db.transaction() as tx:
+            with sql_errors("updating the episode"), self._db.transaction() as tx:
                 cur = tx.execute(
                     "UPDATE memory_episodes SET timestamp = ?, summary = ?, emotions = ?,"
                     " participants = ?, tags = ?, importance = ?, turn_id = ?, session_id = ?"
@@ -577,7 +554,7 @@ class CompanionMemory:
 
     def delete_episode(self, episode_id: str) -> bool:
         try:
-            with self._sql("deleting the episode"), self._db.transaction() as tx:
+            with sql_errors("deleting the episode"), self._db.transaction() as tx:
                 cur = tx.execute("DELETE FROM memory_episodes WHERE id = ?", (str(episode_id),))
                 return cur.rowcount > 0
         finally:
@@ -670,13 +647,13 @@ class CompanionMemory:
         vec = self._embed([fact])[0]
         now = self._now()
         try:
-            with self._sql("saving the fact"), self._db.transaction() as tx:
+            with sql_errors("saving the fact"), self._db.transaction() as tx:
                 return self._observe_tx(tx, fact, category, float(confidence), source, vec, now)
         finally:
             self._invalidate()
 
     def get_fact(self, fact_id: str) -> UserFact | None:
-        with self._sql("reading the fact"):
+        with sql_errors("reading the fact"):
             row = self._db.connection.execute(
                 f"SELECT {_FACT_COLS} FROM memory_user_facts WHERE id = ?", (str(fact_id),)
             ).fetchone()
@@ -693,7 +670,7 @@ class CompanionMemory:
             sql += " AND category = ?"
             args.append(_choice("category", category, FACT_CATEGORIES))
         sql += " ORDER BY confidence DESC, last_confirmed DESC, rowid"
-        with self._sql("listing facts"):
+        with sql_errors("listing facts"):
             rows = self._db.connection.execute(sql, args).fetchall()
         return [_fact(r) for r in rows]
 
@@ -716,7 +693,7 @@ class CompanionMemory:
         self._ensure_model()
         vec = self._embed([new_fact])[0] if new_fact != current.fact else None
         try:
-            with self._sql("updating the fact"), self._db.transaction() as tx:
+            with sql_errors("updating the fact"), self._db.transaction() as tx:
                 cur = tx.execute(
                     "UPDATE memory_user_facts SET fact = ?, category = ?, confidence = ?,"
                     " fact_hash = ? WHERE id = ?",
@@ -737,7 +714,7 @@ class CompanionMemory:
 
     def delete_fact(self, fact_id: str) -> bool:
         try:
-            with self._sql("deleting the fact"), self._db.transaction() as tx:
+            with sql_errors("deleting the fact"), self._db.transaction() as tx:
                 cur = tx.execute("DELETE FROM memory_user_facts WHERE id = ?", (str(fact_id),))
                 return cur.rowcount > 0
         finally:
@@ -791,12 +768,12 @@ class CompanionMemory:
         source_turn_ids: Sequence[str | int] = (),
     ) -> CompanionGoal:
         goal = self._new_goal(title, kind, deadline, notes, source_turn_ids)
-        with self._sql("saving the goal"), self._db.transaction() as tx:
+        with sql_errors("saving the goal"), self._db.transaction() as tx:
             self._insert_goal(tx, goal)
         return goal
 
     def get_goal(self, goal_id: str) -> CompanionGoal | None:
-        with self._sql("reading the goal"):
+        with sql_errors("reading the goal"):
             row = self._db.connection.execute(
                 f"SELECT {_GOAL_COLS} FROM memory_goals WHERE id = ?", (str(goal_id),)
             ).fetchone()
@@ -831,7 +808,7 @@ class CompanionMemory:
             changes["source_turn_ids"] = _turn_refs(fields["source_turn_ids"])
         changes["updated_at"] = self._now()
         goal = CompanionGoal.model_validate({**current.model_dump(), **changes})
-        with self._sql("updating the goal"), self._db.transaction() as tx:
+        with sql_errors("updating the goal"), self._db.transaction() as tx:
             cur = tx.execute(
                 "UPDATE memory_goals SET kind = ?, title = ?, status = ?, deadline = ?,"
                 " notes = ?, source_turn_ids = ?, updated_at = ? WHERE id = ?",
@@ -857,7 +834,7 @@ class CompanionMemory:
         return self.update_goal(goal_id, status=status)
 
     def delete_goal(self, goal_id: str) -> bool:
-        with self._sql("deleting the goal"), self._db.transaction() as tx:
+        with sql_errors("deleting the goal"), self._db.transaction() as tx:
             cur = tx.execute("DELETE FROM memory_goals WHERE id = ?", (str(goal_id),))
             return cur.rowcount > 0
 
@@ -874,7 +851,7 @@ class CompanionMemory:
             sql += " AND kind = ?"
             args.append(_choice("kind", kind, GOAL_KINDS))
         sql += " ORDER BY deadline IS NULL, deadline, created_at, rowid"
-        with self._sql("listing goals"):
+        with sql_errors("listing goals"):
             rows = self._db.connection.execute(sql, args).fetchall()
         return [_goal(r) for r in rows]
 
@@ -885,7 +862,7 @@ class CompanionMemory:
         if delta < timedelta(0):
             raise _bad(f"delta must not be negative, got {delta}")
         now = self._now()
-        with self._sql("listing due goals"):
+        with sql_errors("listing due goals"):
             rows = self._db.connection.execute(
                 f"SELECT {_GOAL_COLS} FROM memory_goals WHERE status = 'open'"
                 " AND deadline IS NOT NULL AND deadline >= ? AND deadline <= ?"
@@ -912,7 +889,7 @@ class CompanionMemory:
         if not ids:
             return []
         marks = ", ".join("?" * len(ids))
-        with self._sql(f"reading {table}"):
+        with sql_errors(f"reading {table}"):
             rows = self._db.connection.execute(
                 f"SELECT {cols} FROM {table} WHERE id IN ({marks})", ids
             ).fetchall()
@@ -988,7 +965,7 @@ class CompanionMemory:
         vecs = self._embed(texts) if texts else np.zeros((0, self.embedder.dimension), np.float32)
         v = 0
         try:
-            with self._sql("committing the turn's memories"), self._db.transaction() as tx:
+            with sql_errors("committing the turn's memories"), self._db.transaction() as tx:
                 for kind, item in plan:
                     if kind == "episode":
                         self._insert_episode(tx, item, vecs[v])

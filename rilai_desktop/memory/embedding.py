@@ -16,6 +16,7 @@ import json
 import os
 import re
 import threading
+from abc import ABC, abstractmethod
 from collections import OrderedDict
 from collections.abc import Sequence
 from pathlib import Path
@@ -84,7 +85,7 @@ class _Cache:
                 self._data.popitem(last=False)
 
 
-class _CachedEmbedder:
+class _CachedEmbedder(ABC):
     """Shared batching + cache logic; subclasses implement ``_encode``."""
 
     dimension: int
@@ -94,8 +95,9 @@ class _CachedEmbedder:
         self._cache = _Cache(cache_size)
         self.encoded_texts = 0  # how many texts actually went through the model
 
+    @abstractmethod
     def _encode(self, texts: list[str]) -> Vectors:
-        raise NotImplementedError
+        """Vectors for ``texts`` (all cache misses, deduplicated)."""
 
     def embed(self, texts: Sequence[str]) -> Vectors:
         checked = _check_texts(texts)

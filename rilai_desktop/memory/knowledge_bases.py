@@ -17,10 +17,7 @@ from __future__ import annotations
 
 import json
 import math
-import sqlite3
-import threading
-from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -29,7 +26,7 @@ import numpy.typing as npt
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from rilai_desktop.errors import MemoryInputError
-from rilai_desktop.memory._sql import Clock, dumps, storage_error, utc_now
+from rilai_desktop.memory._sql import Clock, DerivedCache, dumps, sql_errors, utc_now
 from rilai_desktop.memory.items import to_blob
 from rilai_desktop.memory.ports import Database, Embedder, Vectors
 from rilai_desktop.memory.vector_index import VectorIndex
@@ -157,51 +154,22 @@ class KnowledgeBases:
         self._db = db
         self.embedder = embedder
         self._clock = clock
-        self._lock = threading.RLock()
-        self._indexes: dict[str, _KBIndex] = {}
-        self._generation = 0
-        self._data_version: int | None = None
+        self._indexes: DerivedCache[str, _KBIndex] = DerivedCache(lambda: self._db.connection)
         self.skipped: dict[str, int] = {}
 
     @property
     def dimension(self) -> int:
         return self.embedder.dimension
 
-    @contextmanager
-    def _sql(self, what: str) -> Iterator[None]:
-        try:
-            yield
-        except sqlite3.Error as exc:
-            raise storage_error(exc, what) from exc
-
     # ── the per-KB indexes ────────────────────────────────────────────────
     def _drop(self, kb_name: str | None = None) -> None:
-        with self._lock:
-            self._generation += 1
-            if kb_name is None:
-                self._indexes.clear()
-            else:
-                self._indexes.pop(kb_name, None)
+        self._indexes.drop(kb_name)
 
     def _index(self, kb_name: str) -> _KBIndex:
-        conn = self._db.connection
-        with self._lock:
-            with self._sql("reading the data version"):
-                version = int(conn.execute("PRAGMA data_version").fetchone()[0])
-            if version != self._data_version:
-                self._indexes.clear()
-                self._data_version = version
-            found = self._indexes.get(kb_name)
-            if found is not None:
-                return found
-            generation = self._generation
-            built = self._build(kb_name)
-            if generation == self._generation and not conn.in_transaction:
-                self._indexes[kb_name] = built
-            return built
+        return self._indexes.get(kb_name, lambda: self._build(kb_name))
 
     def _build(self, kb_name: str) -> _KBIndex:
-        with self._sql(f"reading {kb_name}"):
+        with sql_errors(f"reading {kb_name}"):
             rows = self._db.connection.execute(
                 "SELECT point_id, vector FROM kb_points WHERE kb_name = ? ORDER BY point_id",
                 (kb_name,),
@@ -265,7 +233,7 @@ class KnowledgeBases:
 
     def _payloads(self, kb_name: str, ids: list[str]) -> dict[str, dict[str, str]]:
         marks = ", ".join("?" * len(ids))
-        with self._sql(f"reading {kb_name}"):
+        with sql_errors(f"reading {kb_name}"):
             rows = self._db.connection.execute(
                 f"SELECT point_id, payload FROM kb_points WHERE kb_name = ?"
                 f" AND point_id IN ({marks})",
@@ -343,7 +311,7 @@ class KnowledgeBases:
         now = self._clock().isoformat()
         conn = self._db.connection
         try:
-            with self._sql(f"upserting into {kb_name}"), self._db.transaction() as tx:
+            with sql_errors(f"upserting into {kb_name}"), self._db.transaction() as tx:
                 tx.executemany(
                     "INSERT INTO kb_points (kb_name, point_id, vector, payload, updated_at)"
                     " VALUES (?, ?, ?, ?, ?)"
@@ -360,8 +328,8 @@ class KnowledgeBases:
         if conn.in_transaction:  # joined an outer transaction that may still roll back
             self._drop(kb_name)
         else:
-            with self._lock:
-                kb = self._indexes.get(kb_name)
+            with self._indexes.lock:
+                kb = self._indexes.peek(kb_name)
                 if kb is not None:
                     known = [kb.ids[pid] for pid in checked if pid in kb.ids]
                     if known:  # replaced points: drop their old vectors first
@@ -395,7 +363,7 @@ class KnowledgeBases:
     # ── the rest ──────────────────────────────────────────────────────────
     def count(self, kb_name: str) -> int:
         kb_name = check_kb_name(kb_name)
-        with self._sql(f"counting {kb_name}"):
+        with sql_errors(f"counting {kb_name}"):
             row = self._db.connection.execute(
                 "SELECT COUNT(*) FROM kb_points WHERE kb_name = ?", (kb_name,)
             ).fetchone()
@@ -411,7 +379,7 @@ class KnowledgeBases:
             return 0
         conn = self._db.connection
         try:
-            with self._sql(f"deleting from {kb_name}"), self._db.transaction() as tx:
+            with sql_errors(f"deleting from {kb_name}"), self._db.transaction() as tx:
                 removed = 0
                 for pid in wanted:
                     cur = tx.execute(
@@ -424,8 +392,8 @@ class KnowledgeBases:
         if conn.in_transaction:
             self._drop(kb_name)
         else:
-            with self._lock:
-                kb = self._indexes.get(kb_name)
+            with self._indexes.lock:
+                kb = self._indexes.peek(kb_name)
                 if kb is not None:
                     gone = [kb.ids[p] for p in wanted if p in kb.ids]
                     kb.index.remove(np.array(gone, dtype=np.int64))

@@ -1,0 +1,72 @@
+"""What the turn needs from the rest of the app, as structural types.
+
+``turn/`` imports no sqlite3, faiss, torch or llama_cpp (import-linter): the composition
+root passes the EventLog, the model router and a memory adapter that satisfy these.
+Tests pass a real EventLog on a temporary file, ``ScriptedLLM`` and ``InMemoryTurnMemory``
+(``turn/fakes.py``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from rilai_desktop.contracts import EngineEvent, EventKind, MemoryCandidate
+from rilai_desktop.llm.port import LLM
+
+
+class EventStore(Protocol):
+    """Where every turn event goes first (the append-only event log)."""
+
+    def append(
+        self,
+        session_id: str,
+        turn_id: int,
+        kind: EventKind | str,
+        payload: Mapping[str, Any] | None = None,
+    ) -> EngineEvent: ...
+
+    def last_turn_id(self, session_id: str | None = None) -> int: ...
+
+    def events(self, *args: Any, **kwargs: Any) -> list[EngineEvent]: ...
+
+
+class Models(Protocol):
+    """Role → model (the ModelRouter). Roles: agents, council, voice, escalation, ..."""
+
+    def for_role(self, role: str) -> LLM: ...
+
+
+@dataclass(frozen=True)
+class Recall:
+    """What memory hands a turn (stage 2)."""
+
+    episodes: list[dict[str, Any]] = field(default_factory=list)
+    user_facts: list[dict[str, Any]] = field(default_factory=list)
+    open_threads: list[dict[str, Any]] = field(default_factory=list)
+    # relevant layer-2 items: {"item_id", "content", "category", "score", "source_turn_ids"}
+    items: list[dict[str, Any]] = field(default_factory=list)
+
+    def is_empty(self) -> bool:
+        return not (self.episodes or self.user_facts or self.open_threads or self.items)
+
+
+@dataclass(frozen=True)
+class CommitPlan:
+    """What a turn asks memory to keep (stage 8). One transaction, all or nothing."""
+
+    session_id: str
+    turn_id: int
+    user_text: str  # "" when the text must not be stored (prompt injection)
+    reply: str
+    candidates: Sequence[MemoryCandidate]  # episodes, user facts, goals/threads
+    extract_items: bool  # run the memory extractor over the user's text
+
+
+class TurnMemory(Protocol):
+    """The memory system, as the turn sees it."""
+
+    def recall(self, query: str, *, k: int = 5) -> Recall: ...
+
+    def commit(self, plan: CommitPlan) -> dict[str, Any]: ...

@@ -29,7 +29,7 @@ lint:
 	@$(BIN)/ruff format --check rilai_desktop tests tools
 
 typecheck:
-	@echo "== mypy (strict on contracts/, store/ and memory/)"
+	@echo "== mypy (strict on contracts/, store/, memory/ and turn/)"
 	@$(BIN)/mypy rilai_desktop
 
 importlint:

@@ -133,6 +133,31 @@ class EventPayloadError(EventError):
     name = "EventPayloadError"
 
 
+class AgentManifestError(RilaiError):
+    """An agent manifest or prompt under ``prompts/agents/`` is missing, unreadable or wrong.
+
+    The message names the file; the hints say what to fix. Raised at load time, so a bad
+    manifest stops start-up with a clear line instead of a turn failing later.
+    """
+
+    code = "RIL-050"
+    name = "AgentManifestError"
+    recovery_suggestions = [
+        "Fix the file named in the message (see docs/agents.md for the manifest fields)",
+        "The agent set must match rilai_desktop/turn/agencies.py exactly",
+    ]
+
+
+class ScenarioError(RilaiError):
+    """A `rilai synthetic` scenario file is unreadable or a line is malformed."""
+
+    code = "RIL-052"
+    name = "ScenarioError"
+    recovery_suggestions = [
+        'One JSON object per line: {"user": "text", "expect": {...}} or {"reset": true}',
+    ]
+
+
 class NotBuiltYetError(RilaiError):
     code = "RIL-099"
     name = "NotBuiltYetError"

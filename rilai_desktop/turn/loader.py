@@ -1,0 +1,264 @@
+"""Loads the 44 agent manifests and prompts from ``prompts/agents/<agency>/<agent>.yaml|.md``.
+
+Why a strict loader: a manifest is text a person edits, and a typo there (an unknown
+sensor name, a weight of 5, a missing prompt) would otherwise surface as an agent that
+silently never runs. Every problem raises :class:`AgentManifestError` naming the file and
+the fix, at start-up, before any turn runs.
+
+Files in ``prompts/agents/`` whose name starts with ``_`` (e.g. ``_system.md``, the shared
+system message) are not agents and are skipped.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Iterator, Mapping
+from pathlib import Path
+from typing import Final
+
+import yaml  # type: ignore[import-untyped]
+from pydantic import ValidationError
+
+from rilai_desktop.contracts import MODULATOR_NAMES, SENSOR_NAMES, AgentManifest, WorkspaceState
+from rilai_desktop.contracts.agent import AgentPriority
+from rilai_desktop.errors import AgentManifestError
+from rilai_desktop.paths import REPO_ROOT
+from rilai_desktop.turn.agencies import ALL_AGENT_IDS, ALWAYS_ON
+from rilai_desktop.turn.registry import AgentSpec, Triggers
+
+ALLOWED_OUTPUTS: Final[frozenset[str]] = frozenset({"claims", "stance_delta", "memory_candidates"})
+WORKSPACE_SLOTS: Final[frozenset[str]] = frozenset(WorkspaceState.model_fields)
+TRIGGER_KEYS: Final[frozenset[str]] = frozenset({"sensors", "modulators", "keywords"})
+MAX_KEYWORD_CHARS: Final[int] = 60
+MAX_FILE_BYTES: Final[int] = 64 * 1024  # a manifest or prompt is a few hundred bytes
+_ORDER: Final[dict[str, int]] = {agent_id: i for i, agent_id in enumerate(ALL_AGENT_IDS)}
+
+
+def default_prompts_dir() -> Path:
+    """The shipped ``prompts/`` folder of the checkout or installed tree."""
+    return REPO_ROOT / "prompts"
+
+
+class AgentRegistry:
+    """The loaded agents, in the stable order of ``agencies.ALL_AGENT_IDS``.
+
+    The constructor accepts any set of specs (tests build small registries);
+    :func:`load_registry` is what insists on exactly the 44 agents.
+    """
+
+    def __init__(self, specs: Iterable[AgentSpec]) -> None:
+        ordered = sorted(specs, key=lambda s: (_ORDER.get(s.id, len(_ORDER)), s.id))
+        self._by_id: dict[str, AgentSpec] = {}
+        for spec in ordered:
+            if spec.id in self._by_id:
+                raise ValueError(f"duplicate agent id {spec.id!r}")
+            self._by_id[spec.id] = spec
+
+    def get(self, agent_id: str) -> AgentSpec:
+        try:
+            return self._by_id[agent_id]
+        except KeyError:
+            raise KeyError(f"no agent {agent_id!r} in the registry") from None
+
+    def all(self) -> list[AgentSpec]:
+        return list(self._by_id.values())
+
+    def always_on(self) -> list[AgentSpec]:
+        return [spec for spec in self._by_id.values() if spec.always_on]
+
+    def ids(self) -> list[str]:
+        return list(self._by_id)
+
+    def __len__(self) -> int:
+        return len(self._by_id)
+
+    def __contains__(self, agent_id: object) -> bool:
+        return agent_id in self._by_id
+
+    def __iter__(self) -> Iterator[AgentSpec]:
+        return iter(self.all())
+
+
+def load_registry(prompts_dir: Path) -> AgentRegistry:
+    """Load and validate every agent under ``prompts_dir / "agents"``."""
+    agents_dir = prompts_dir / "agents"
+    if not agents_dir.is_dir():
+        raise _error(agents_dir, "the agents folder is missing", f"Create {agents_dir}")
+    found = _discover(agents_dir)
+    _check_agent_set(agents_dir, found)
+    return AgentRegistry(load_spec(found[agent_id]) for agent_id in ALL_AGENT_IDS)
+
+
+def load_spec(yaml_path: Path) -> AgentSpec:
+    """One agent: its manifest, triggers and prompt (``<agency>/<agent>.yaml`` + ``.md``)."""
+    agency, name = yaml_path.parent.name, yaml_path.stem
+    data = yaml_mapping(yaml_path)
+    triggers = parse_triggers(yaml_path, data.pop("triggers", None))
+    try:
+        manifest = AgentManifest.model_validate(data)
+    except ValidationError as exc:
+        raise _error(yaml_path, f"invalid manifest: {_summary(exc)}") from None
+    expected_id = f"{agency}.{name}"
+    if manifest.id != expected_id:
+        raise _error(yaml_path, f"id is {manifest.id!r}", f"Set `id: {expected_id}`")
+    if manifest.prompt_template != f"{name}.md":
+        raise _error(
+            yaml_path,
+            f"prompt_template is {manifest.prompt_template!r}",
+            f"Set `prompt_template: {name}.md`",
+        )
+    _check_fields(yaml_path, manifest)
+    prompt = read_text(yaml_path.parent / manifest.prompt_template).strip()
+    if not prompt:
+        raise _error(yaml_path.parent / manifest.prompt_template, "the prompt is empty")
+    return AgentSpec(manifest=manifest, prompt=prompt, triggers=triggers)
+
+
+def _discover(agents_dir: Path) -> dict[str, Path]:
+    found: dict[str, Path] = {}
+    try:
+        agency_dirs = sorted(p for p in agents_dir.iterdir() if not p.name.startswith(("_", ".")))
+    except OSError as exc:
+        raise _error(agents_dir, f"cannot list the folder: {exc.strerror or exc}") from None
+    for agency_dir in agency_dirs:
+        if not agency_dir.is_dir():
+            continue
+        for path in sorted(agency_dir.iterdir()):
+            if path.suffix == ".yml":
+                raise _error(path, "wrong extension", f"Rename it to {path.stem}.yaml")
+            if path.suffix == ".yaml" and not path.name.startswith(("_", ".")):
+                found[f"{agency_dir.name}.{path.stem}"] = path
+    return found
+
+
+def _check_agent_set(agents_dir: Path, found: Mapping[str, Path]) -> None:
+    missing = [a for a in ALL_AGENT_IDS if a not in found]
+    extra = sorted(set(found) - set(ALL_AGENT_IDS))
+    if missing:
+        first = missing[0].replace(".", "/", 1)
+        raise _error(
+            agents_dir,
+            f"{len(missing)} agent manifest(s) missing: {', '.join(missing[:5])}",
+            f"Create {agents_dir / first}.yaml and .md (or restore them)",
+        )
+    if extra:
+        raise _error(
+            found[extra[0]],
+            f"agent(s) not in agencies.py: {', '.join(extra[:5])}",
+            "Remove the file, or add the agent to rilai_desktop/turn/agencies.py",
+        )
+
+
+def _check_fields(path: Path, manifest: AgentManifest) -> None:
+    bad_outputs = sorted(set(manifest.outputs) - ALLOWED_OUTPUTS)
+    if bad_outputs or "claims" not in manifest.outputs:
+        raise _error(path, f"outputs {manifest.outputs} must include claims", _allowed_hint())
+    bad_inputs = sorted(set(manifest.inputs) - WORKSPACE_SLOTS)
+    if bad_inputs or not manifest.inputs:
+        raise _error(
+            path,
+            f"unknown or no inputs: {bad_inputs or '[]'}",
+            "Use WorkspaceState field names, e.g. user_message, conversation_history",
+        )
+    if manifest.cost_estimate <= 0 or manifest.cooldown < 0:
+        raise _error(path, "cost_estimate must be > 0 and cooldown >= 0")
+    always_on = manifest.id in ALWAYS_ON
+    if always_on != (manifest.priority is AgentPriority.ALWAYS_ON):
+        want = "always_on" if always_on else "monitor or normal"
+        raise _error(path, f"priority is {manifest.priority.value}", f"Set `priority: {want}`")
+
+
+def _allowed_hint() -> str:
+    return f"Allowed outputs: {', '.join(sorted(ALLOWED_OUTPUTS))} (claims is required)"
+
+
+def parse_triggers(path: Path, raw: object) -> Triggers:
+    """Validate a ``triggers:`` block (absent means: nothing wakes the agent but chat/boost)."""
+    if raw is None:
+        return Triggers()
+    if not isinstance(raw, dict):
+        raise _error(path, "triggers must be a mapping", "Use sensors:, modulators:, keywords:")
+    unknown = sorted(str(k) for k in raw if k not in TRIGGER_KEYS)
+    if unknown:
+        raise _error(
+            path, f"unknown triggers key(s): {unknown}", "Allowed: " + ", ".join(TRIGGER_KEYS)
+        )
+    sensors = _weights(path, "sensors", raw.get("sensors"), SENSOR_NAMES)
+    modulators = _weights(path, "modulators", raw.get("modulators"), MODULATOR_NAMES)
+    return Triggers(sensors=sensors, modulators=modulators, keywords=_keywords(path, raw))
+
+
+def _weights(path: Path, key: str, raw: object, names: tuple[str, ...]) -> dict[str, float]:
+    if raw is None:
+        return {}
+    if not isinstance(raw, dict):
+        raise _error(path, f"triggers.{key} must be a mapping of name: weight")
+    out: dict[str, float] = {}
+    for name, weight in raw.items():
+        if name not in names:
+            raise _error(path, f"unknown {key} name {name!r}", "Known: " + ", ".join(names))
+        ok = isinstance(weight, int | float) and not isinstance(weight, bool)
+        if not ok or not math.isfinite(weight) or not 0.0 <= weight <= 1.0:
+            raise _error(path, f"triggers.{key}.{name} = {weight!r}", "Use a weight in [0, 1]")
+        out[str(name)] = float(weight)
+    return out
+
+
+def _keywords(path: Path, raw: Mapping[object, object]) -> tuple[str, ...]:
+    words = raw.get("keywords")
+    if words is None:
+        return ()
+    if not isinstance(words, list):
+        raise _error(path, "triggers.keywords must be a list of words or short phrases")
+    seen: dict[str, str] = {}
+    for word in words:
+        text = " ".join(str(word).split()) if isinstance(word, str) else ""
+        if not text or len(text) > MAX_KEYWORD_CHARS:
+            raise _error(path, f"bad keyword {word!r}", "Use a non-empty word or short phrase")
+        seen.setdefault(text.casefold(), text)
+    return tuple(seen.values())
+
+
+def yaml_mapping(path: Path) -> dict[str, object]:
+    """Read a YAML file that must hold a mapping."""
+    text = read_text(path)
+    try:
+        data: object = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        where = getattr(exc, "problem_mark", None)
+        line = f" (line {where.line + 1})" if where is not None else ""
+        raise _error(path, f"not valid YAML{line}", "Fix the YAML syntax") from None
+    if not isinstance(data, dict):
+        raise _error(path, "the manifest is not a YAML mapping", "Write `key: value` lines")
+    return {str(k): v for k, v in data.items()}
+
+
+def read_text(path: Path) -> str:
+    """Read a small UTF-8 text file, or raise AgentManifestError naming it."""
+    try:
+        size = path.stat().st_size
+        if size > MAX_FILE_BYTES:
+            raise _error(path, f"file is {size} bytes", "Manifests and prompts are small")
+        return path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise _error(path, "file is missing", f"Create {path}") from None
+    except UnicodeDecodeError:
+        raise _error(path, "file is not UTF-8 text", "Save it as UTF-8") from None
+    except OSError as exc:
+        raise _error(path, f"cannot read: {exc.strerror or exc}", "Check permissions") from None
+
+
+def _summary(exc: ValidationError) -> str:
+    parts = []
+    for err in exc.errors()[:3]:
+        loc = ".".join(str(p) for p in err["loc"]) or "(root)"
+        parts.append(f"{loc}: {err['msg']}")
+    return "; ".join(parts)
+
+
+def _error(path: Path, problem: str, fix: str | None = None) -> AgentManifestError:
+    """The message names the file, the problem and (when there is one) the fix."""
+    hints = [fix] if fix else []
+    hints.append("See docs/agents.md for the manifest fields")
+    message = f"{path}: {problem}" + (f". Fix: {fix}" if fix else "")
+    return AgentManifestError(message, context={"path": str(path)}, recovery_suggestions=hints)

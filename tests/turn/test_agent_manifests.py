@@ -1,0 +1,283 @@
+"""The 44 shipped agent manifests and prompts, and the loader's refusals on bad ones."""
+
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from rilai_desktop.contracts import MODULATOR_NAMES, SENSOR_NAMES, WorkspaceState
+from rilai_desktop.contracts.agent import AgentPriority
+from rilai_desktop.errors import AgentManifestError, RilaiError
+from rilai_desktop.paths import REPO_ROOT
+from rilai_desktop.turn.agencies import ALL_AGENT_IDS, ALWAYS_ON
+from rilai_desktop.turn.loader import (
+    AgentRegistry,
+    default_prompts_dir,
+    load_registry,
+    yaml_mapping,
+)
+
+PROMPTS = default_prompts_dir()
+AGENTS = PROMPTS / "agents"
+# five or more single words separated by commas (optionally "and"/"or" after the comma)
+WORD_LIST = re.compile(r"\w+(?:\s*,\s*(?:(?:and|or)\s+)?\w+){4,}")
+EXAMPLE = re.compile(r'Example claim: "([^"]+)"')
+STANCE_AGENTS = {"social.empathy", "inhibition.censor", "monitoring.trigger_watcher"}
+MEMORY_AGENTS = {
+    "self.attachment_learner",
+    "social.mental_model",
+    "social.relationships",
+    "planning.long_term",
+    "planning.short_term",
+    "execution.habits",
+    "resource.time",
+}
+
+
+@pytest.fixture(scope="module")
+def registry() -> AgentRegistry:
+    return load_registry(PROMPTS)
+
+
+def _yaml(agent_id: str) -> Path:
+    agency, name = agent_id.split(".")
+    return AGENTS / agency / f"{name}.yaml"
+
+
+# ── the shipped manifests ────────────────────────────────────────────────────
+
+
+def test_default_prompts_dir_is_the_repo_prompts_folder() -> None:
+    assert default_prompts_dir() == REPO_ROOT / "prompts"
+
+
+def test_all_44_agents_load_in_the_agencies_order(registry: AgentRegistry) -> None:
+    assert len(registry) == 44
+    assert [spec.id for spec in registry.all()] == list(ALL_AGENT_IDS)
+    assert all(agent_id in registry for agent_id in ALL_AGENT_IDS)
+    assert "emotion.nonexistent" not in registry
+    assert registry.get("resource.financial").agency == "resource"
+
+
+def test_ids_match_folder_and_file_names(registry: AgentRegistry) -> None:
+    for spec in registry.all():
+        agency, name = spec.id.split(".")
+        assert _yaml(spec.id).is_file()
+        assert spec.manifest.agency_id == agency
+        assert spec.manifest.prompt_template == f"{name}.md"
+        assert spec.prompt == (AGENTS / agency / f"{name}.md").read_text("utf-8").strip()
+
+
+def test_always_on_flags_and_priorities(registry: AgentRegistry) -> None:
+    assert [s.id for s in registry.always_on()] == [a for a in ALL_AGENT_IDS if a in ALWAYS_ON]
+    assert {s.id for s in registry.always_on()} == set(ALWAYS_ON)
+    for spec in registry.all():
+        if spec.id in ALWAYS_ON:
+            expected = AgentPriority.ALWAYS_ON
+        elif spec.agency == "monitoring":
+            expected = AgentPriority.MONITOR
+        else:
+            expected = AgentPriority.NORMAL
+        assert spec.manifest.priority is expected, spec.id
+        assert spec.always_on == (spec.id in ALWAYS_ON)
+
+
+def test_manifest_fields_are_in_range(registry: AgentRegistry) -> None:
+    slots = set(WorkspaceState.model_fields)
+    for spec in registry.all():
+        m = spec.manifest
+        assert 120 <= m.cost_estimate <= 220, spec.id
+        assert m.version == 1
+        assert m.cooldown >= 0
+        assert m.display_name.strip() and m.description.strip()
+        assert m.inputs and set(m.inputs) <= slots, spec.id
+        assert "user_message" in m.inputs
+        assert "claims" in m.outputs
+        assert set(m.outputs) <= {"claims", "stance_delta", "memory_candidates"}
+
+
+def test_stance_and_memory_outputs_go_to_the_right_few(registry: AgentRegistry) -> None:
+    stance = {s.id for s in registry.all() if "stance_delta" in s.manifest.outputs}
+    memory = {s.id for s in registry.all() if "memory_candidates" in s.manifest.outputs}
+    emotion = {a for a in ALL_AGENT_IDS if a.startswith("emotion.")}
+    assert stance == emotion | STANCE_AGENTS
+    assert memory == MEMORY_AGENTS
+    assert not stance & memory  # no agent pays for both
+    assert len(stance) + len(memory) < len(ALL_AGENT_IDS) / 2  # rare
+
+
+def test_triggers_are_valid(registry: AgentRegistry) -> None:
+    for spec in registry.all():
+        t = spec.triggers
+        assert set(t.sensors) <= set(SENSOR_NAMES), spec.id
+        assert set(t.modulators) <= set(MODULATOR_NAMES), spec.id
+        assert all(0.0 < w <= 1.0 for w in [*t.sensors.values(), *t.modulators.values()])
+        lowered = [k.casefold() for k in t.keywords]
+        assert len(lowered) == len(set(lowered)), spec.id
+        assert all(k == k.strip() and k.lower() == k for k in t.keywords), spec.id
+        if not spec.always_on:  # something must be able to wake it
+            assert t.sensors or t.modulators or t.keywords, spec.id
+            assert t.keywords, spec.id
+
+
+@pytest.mark.parametrize("agent_id", ALL_AGENT_IDS)
+def test_prompt_is_short_specific_and_list_free(registry: AgentRegistry, agent_id: str) -> None:
+    prompt = registry.get(agent_id).prompt
+    assert 30 <= len(prompt.split()) <= 70
+    assert not WORD_LIST.search(prompt), WORD_LIST.search(prompt)
+    example = EXAMPLE.findall(prompt)
+    assert len(example) == 1 and len(example[0].split()) <= 12
+    assert "urgency 0" in prompt and "no claims" in prompt  # when to stay quiet
+    assert "{" not in prompt and "json" not in prompt.lower()  # the runner owns the format
+    # its own trigger words are never listed back to the model
+    keywords = registry.get(agent_id).triggers.keywords
+    quoted = [k for k in keywords if f'"{k}"' in prompt.lower()]
+    assert len(quoted) <= 1
+
+
+def test_prompts_never_advise_the_user_directly(registry: AgentRegistry) -> None:
+    for spec in registry.all():
+        lowered = spec.prompt.lower()
+        assert "tell the user to" not in lowered
+        assert "advise the user" not in lowered
+        assert not lowered.startswith("you should")
+
+
+# ── the loader's refusals, on temporary copies ───────────────────────────────
+
+
+@pytest.fixture
+def prompts_copy(tmp_path: Path) -> Path:
+    target = tmp_path / "prompts"
+    shutil.copytree(AGENTS, target / "agents")
+    return target
+
+
+def _expect_error(prompts_dir: Path, *fragments: str) -> AgentManifestError:
+    with pytest.raises(AgentManifestError) as info:
+        load_registry(prompts_dir)
+    err = info.value
+    assert isinstance(err, RilaiError)
+    assert err.code == "RIL-050"
+    assert err.recovery_suggestions  # says how to fix it
+    for fragment in fragments:
+        assert fragment in str(err), str(err)
+    return err
+
+
+def test_a_clean_copy_loads(prompts_copy: Path) -> None:
+    assert len(load_registry(prompts_copy)) == 44
+
+
+def test_bad_yaml_is_refused_naming_the_file(prompts_copy: Path) -> None:
+    path = prompts_copy / "agents" / "resource" / "financial.yaml"
+    path.write_text("id: resource.financial\ninputs: [user_message\n", encoding="utf-8")
+    err = _expect_error(prompts_copy, "financial.yaml", "YAML")
+    assert err.context["path"] == str(path)
+
+
+def test_yaml_that_is_not_a_mapping_is_refused(prompts_copy: Path) -> None:
+    (prompts_copy / "agents" / "resource" / "financial.yaml").write_text("- a\n- b\n", "utf-8")
+    _expect_error(prompts_copy, "financial.yaml", "mapping")
+
+
+def test_unknown_manifest_field_is_refused(prompts_copy: Path) -> None:
+    path = prompts_copy / "agents" / "social" / "empathy.yaml"
+    path.write_text(path.read_text("utf-8") + "temperature: 0.9\n", encoding="utf-8")
+    _expect_error(prompts_copy, "empathy.yaml", "temperature")
+
+
+def test_unknown_sensor_and_bad_weight_are_refused(prompts_copy: Path) -> None:
+    path = prompts_copy / "agents" / "social" / "empathy.yaml"
+    original = path.read_text("utf-8")
+    path.write_text(original.replace("vulnerability:", "sadness:"), encoding="utf-8")
+    _expect_error(prompts_copy, "empathy.yaml", "sadness")
+    path.write_text(original.replace("vulnerability: 0.8", "vulnerability: 1.5"), "utf-8")
+    _expect_error(prompts_copy, "empathy.yaml", "1.5")
+    path.write_text(original.replace("vulnerability: 0.8", "vulnerability: true"), "utf-8")
+    _expect_error(prompts_copy, "empathy.yaml", "vulnerability")
+    path.write_text(original.replace("social_risk:", "boredom:"), encoding="utf-8")
+    _expect_error(prompts_copy, "empathy.yaml", "boredom")
+    path.write_text(original.replace("  keywords:", "  phrases:"), encoding="utf-8")
+    _expect_error(prompts_copy, "empathy.yaml", "phrases")
+
+
+def test_wrong_id_and_wrong_priority_are_refused(prompts_copy: Path) -> None:
+    path = prompts_copy / "agents" / "emotion" / "stress.yaml"
+    original = path.read_text("utf-8")
+    path.write_text(original.replace("id: emotion.stress", "id: emotion.worry"), "utf-8")
+    _expect_error(prompts_copy, "stress.yaml", "emotion.stress")
+    path.write_text(original.replace("priority: always_on", "priority: normal"), "utf-8")
+    _expect_error(prompts_copy, "stress.yaml", "always_on")
+
+
+def test_unknown_output_and_input_are_refused(prompts_copy: Path) -> None:
+    path = prompts_copy / "agents" / "social" / "norms.yaml"
+    original = path.read_text("utf-8")
+    path.write_text(original.replace("outputs: [claims]", "outputs: [claims, poems]"), "utf-8")
+    _expect_error(prompts_copy, "norms.yaml", "poems")
+    path.write_text(original.replace("inputs: [", "inputs: [horoscope, "), "utf-8")
+    _expect_error(prompts_copy, "norms.yaml", "horoscope")
+
+
+def test_missing_prompt_is_refused(prompts_copy: Path) -> None:
+    (prompts_copy / "agents" / "reasoning" / "debugger.md").unlink()
+    _expect_error(prompts_copy, "debugger.md", "missing")
+
+
+def test_empty_or_binary_prompt_is_refused(prompts_copy: Path) -> None:
+    path = prompts_copy / "agents" / "reasoning" / "debugger.md"
+    path.write_text("  \n\t\n", encoding="utf-8")
+    _expect_error(prompts_copy, "debugger.md", "empty")
+    path.write_bytes(b"\xff\xfe\x00bad")
+    _expect_error(prompts_copy, "debugger.md", "UTF-8")
+
+
+def test_extra_agent_is_refused(prompts_copy: Path) -> None:
+    folder = prompts_copy / "agents" / "social"
+    shutil.copy(folder / "norms.yaml", folder / "gossip.yaml")
+    shutil.copy(folder / "norms.md", folder / "gossip.md")
+    _expect_error(prompts_copy, "social.gossip", "agencies.py")
+
+
+def test_missing_agent_is_refused(prompts_copy: Path) -> None:
+    (prompts_copy / "agents" / "creative" / "synthesizer.yaml").unlink()
+    _expect_error(prompts_copy, "creative.synthesizer", "missing")
+
+
+def test_missing_agents_folder_and_yml_extension_are_refused(
+    prompts_copy: Path, tmp_path: Path
+) -> None:
+    _expect_error(tmp_path / "nowhere", "agents folder")
+    folder = prompts_copy / "agents" / "creative"
+    (folder / "synthesizer.yaml").rename(folder / "synthesizer.yml")
+    _expect_error(prompts_copy, "synthesizer.yml", "extension")
+
+
+def test_underscore_files_and_folders_are_not_agents(prompts_copy: Path) -> None:
+    (prompts_copy / "agents" / "_drafts").mkdir()
+    (prompts_copy / "agents" / "_drafts" / "idea.yaml").write_text("nonsense: [", "utf-8")
+    (prompts_copy / "agents" / "social" / "_notes.yaml").write_text("x: 1\n", "utf-8")
+    assert len(load_registry(prompts_copy)) == 44
+
+
+def test_a_manifest_without_triggers_loads_with_empty_triggers(prompts_copy: Path) -> None:
+    path = prompts_copy / "agents" / "creative" / "synthesizer.yaml"
+    text = path.read_text("utf-8")
+    path.write_text(text.split("triggers:")[0], encoding="utf-8")
+    spec = load_registry(prompts_copy).get("creative.synthesizer")
+    assert not spec.triggers.sensors and not spec.triggers.keywords
+
+
+def test_registry_get_unknown_raises_key_error(registry: AgentRegistry) -> None:
+    with pytest.raises(KeyError, match=r"nobody\.home"):
+        registry.get("nobody.home")
+
+
+def test_yaml_mapping_reads_a_shipped_manifest() -> None:
+    data = yaml_mapping(_yaml("resource.financial"))
+    assert data["id"] == "resource.financial"
+    assert isinstance(data["triggers"], dict)

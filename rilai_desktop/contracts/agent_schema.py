@@ -30,7 +30,13 @@ MEMORY_TYPES = ("user_fact", "goal", "episodic")
 IMPORTANCE_STEPS = (0.3, 0.6, 0.9)
 
 
-def agent_reply_schema(outputs: Sequence[str] = ()) -> dict[str, Any]:
+def agent_reply_schema(
+    outputs: Sequence[str] = (),
+    *,
+    observation_chars: int = OBSERVATION_CHARS,
+    claim_chars: int = CLAIM_CHARS,
+    max_claims: int = MAX_CLAIMS,
+) -> dict[str, Any]:
     """The JSON schema a model's agent reply is constrained to.
 
     ``outputs`` are the manifest's ``outputs``: an agent that may emit ``stance_delta``
@@ -38,7 +44,7 @@ def agent_reply_schema(outputs: Sequence[str] = ()) -> dict[str, Any]:
     ``memory_candidates`` an optional ``memory`` list of at most one entry. Agents
     without them pay no tokens for them.
     """
-    schema = _base_schema()
+    schema = _base_schema(observation_chars, claim_chars, max_claims)
     props = schema["properties"]
     if "stance_delta" in outputs:
         props["stance"] = {
@@ -68,22 +74,22 @@ def agent_reply_schema(outputs: Sequence[str] = ()) -> dict[str, Any]:
     return schema
 
 
-def _base_schema() -> dict[str, Any]:
+def _base_schema(observation_chars: int, claim_chars: int, max_claims: int) -> dict[str, Any]:
     level = {"type": "integer", "enum": [0, 1, 2, 3]}
     return {
         "type": "object",
         "properties": {
-            "observation": {"type": "string", "minLength": 1, "maxLength": OBSERVATION_CHARS},
+            "observation": {"type": "string", "minLength": 1, "maxLength": observation_chars},
             "urgency": level,
             "confidence": level,
             "claims": {
                 "type": "array",
-                "maxItems": MAX_CLAIMS,
+                "maxItems": max_claims,
                 "items": {
                     "type": "object",
                     "properties": {
                         "type": {"type": "string", "enum": [t.value for t in ClaimType]},
-                        "text": {"type": "string", "minLength": 1, "maxLength": CLAIM_CHARS},
+                        "text": {"type": "string", "minLength": 1, "maxLength": claim_chars},
                     },
                     "required": ["type", "text"],
                     "additionalProperties": False,

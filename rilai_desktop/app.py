@@ -15,6 +15,7 @@ from rilai_desktop.config import Settings
 
 if TYPE_CHECKING:
     from rilai_desktop.memory.manager import MemoryManager
+    from rilai_desktop.turn.runner import TurnRunner
 from rilai_desktop.contracts import EventKind
 from rilai_desktop.llm.manifest import ModelEntry, load_manifest
 from rilai_desktop.llm.port import LLM
@@ -101,6 +102,8 @@ def build_memory(
     *,
     with_models: bool = True,
     on_event: Callable[[EventKind, dict[str, Any]], None] | None = None,
+    router: ModelRouter | None = None,
+    auto_consolidate: bool = True,
 ) -> MemoryManager:
     """The real memory: MiniLM embeddings, FAISS under data_dir/memory, the shared db."""
     from rilai_desktop.memory.embedding import EmbeddingService, FakeEmbedder
@@ -117,12 +120,12 @@ def build_memory(
             verified_stamp=paths.cache_dir / "embedding-verified.json",
         )
     storage = paths.data_dir / "memory"
-    router: list[ModelRouter] = []
+    routers: list[ModelRouter] = [] if router is None else [router]
 
     def router_factory() -> ModelRouter:
-        if not router:
-            router.append(build_router(paths, settings, on_event))
-        return router[0]
+        if not routers:
+            routers.append(build_router(paths, settings, on_event))
+        return routers[0]
 
     def role(name: str) -> LazyRoleModel | None:
         return LazyRoleModel(router_factory, name) if with_models else None
@@ -141,6 +144,7 @@ def build_memory(
             dedupe_similarity=mem.dedupe_similarity,
             llm_candidates=mem.llm_candidates,
             extract_mode=mem.extract,
+            auto_consolidate=auto_consolidate,
         ),
         extraction_model=role("extraction"),
         consolidation_model=role("consolidation"),
@@ -148,3 +152,43 @@ def build_memory(
     )
     manager.open()
     return manager
+
+
+@dataclass
+class Companion:
+    """Everything a conversation needs: the log, the models, memory and the turn runner."""
+
+    core: Core
+    router: ModelRouter
+    memory: MemoryManager | None
+    runner: TurnRunner
+
+    def close(self) -> None:
+        if self.memory is not None:
+            self.memory.close()
+        self.router.close()
+
+
+def build_companion(core: Core, *, session_id: str | None = None) -> Companion:
+    """The real turn: llama.cpp models through the router, MiniLM + FAISS memory.
+
+    Model calls report to a relay that appends them to the running turn's events.
+    Category consolidation (a model call) is left to maintenance, not to a turn's commit.
+    """
+    from rilai_desktop.turn.factory import build_turn_runner
+    from rilai_desktop.turn.model_events import ModelEventRelay
+    from rilai_desktop.turn_memory import MemoryBridge
+
+    relay = ModelEventRelay()
+    router = build_router(core.paths, core.settings, relay)
+    memory = build_memory(core, router=router, auto_consolidate=False)
+    memory.embed(["warm-up"])  # load the embedding model now, not inside the first turn
+    runner = build_turn_runner(
+        events=core.event_log,
+        models=router,
+        memory=MemoryBridge(memory),
+        prompts_dir=core.paths.prompts_dir,
+        relay=relay,
+        session_id=session_id,
+    )
+    return Companion(core, router, memory, runner)

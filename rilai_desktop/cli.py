@@ -73,7 +73,22 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"rilai {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
-    sub.add_parser("shell", parents=[common], help="chat in the terminal")
+    sub.add_parser("shell", parents=[common], help="chat in the terminal (/help inside)")
+    chat = sub.add_parser("chat", parents=[common], help="one turn: a message in, a reply out")
+    chat.add_argument("message", help="what you say to Rilai")
+    chat.add_argument(
+        "--new-session", action="store_true", help="start a new conversation (memory stays)"
+    )
+    synthetic = sub.add_parser(
+        "synthetic", parents=[common], help="replay a scripted conversation, print decisions"
+    )
+    synthetic.add_argument("scenario", metavar="SCENARIO.jsonl")
+    synthetic.add_argument(
+        "--continue",
+        dest="continue_session",
+        action="store_true",
+        help="continue the latest conversation instead of starting a new one",
+    )
     sub.add_parser("window", parents=[common], help="open the desktop window")
     sub.add_parser("status", parents=[common], help="paths, database, models, versions")
 
@@ -130,12 +145,25 @@ def build_parser() -> argparse.ArgumentParser:
 
     _add_memory(sub, common)
 
+    sense = sub.add_parser(
+        "sense", parents=[common], help="run the nine fast sensors on a text (docs/sensors.md)"
+    )
+    sense.add_argument("text", nargs="?", metavar="TEXT", help="the message to read")
+    sense.add_argument(
+        "--jsonl", metavar="FILE", help='one {"text": ...} per line; one JSON line out per line'
+    )
+    sense.add_argument(
+        "--eval", metavar="FILE", help="a labelled JSONL set: precision/recall/AUROC per sensor"
+    )
+    sense.add_argument("--split", default="test", metavar="tune|test|all", help="default test")
+
     bench = sub.add_parser("bench", parents=[common], help="benchmarks against bare libraries")
-    bench.add_argument("name", choices=["eventlog", "llm", "memory"])
+    bench.add_argument("name", choices=["eventlog", "llm", "memory", "turn"])
     bench.add_argument("--events", type=int, default=20000, help="eventlog: events per run")
     bench.add_argument("--repeats", type=int, default=3, help="runs per side (best is kept)")
     bench.add_argument("--tiers", default="installed", help="llm: comma list or 'installed'")
     bench.add_argument("--items", default="10000,100000", help="memory: comma list of item counts")
+    bench.add_argument("--messages", type=int, default=20, help="turn: how many of the 20")
     return parser
 
 
@@ -213,7 +241,8 @@ def _not_built(what: str, issue: str) -> NotBuiltYetError:
         f"{what} is not built yet (it arrives with the {issue} issue).",
         recovery_suggestions=[
             "What works today: rilai status, rilai doctor, rilai models ..., rilai query ...,"
-            " rilai config ..., rilai memory ..., rilai bench eventlog|llm|memory",
+            " rilai config ..., rilai memory ..., rilai chat, rilai shell, rilai synthetic,"
+            " rilai sense, rilai bench eventlog|llm|memory|turn",
         ],
     )
 
@@ -226,11 +255,21 @@ def dispatch(args: argparse.Namespace) -> int:
         command = "window" if _has_display() else "shell"
     if command == "window":
         raise _not_built("The desktop window", "desktop window")
-    if command == "shell":
-        raise _not_built("The terminal shell", "society-of-mind turn")
 
     ctx = Context.create(_parse_set(args.set), json=args.json, debug=args.debug)
     try:
+        if command == "shell":
+            from rilai_desktop.commands import shell_cmd
+
+            return shell_cmd.run(args, ctx)
+        if command == "chat":
+            from rilai_desktop.commands import chat_cmd
+
+            return chat_cmd.run(args, ctx)
+        if command == "synthetic":
+            from rilai_desktop.commands import synthetic_cmd
+
+            return synthetic_cmd.run(args, ctx)
         if command == "status":
             from rilai_desktop.commands import status
 
@@ -259,6 +298,10 @@ def dispatch(args: argparse.Namespace) -> int:
             from rilai_desktop.commands import memory_cmd
 
             return memory_cmd.run(args, ctx)
+        if command == "sense":
+            from rilai_desktop.commands import sense_cmd
+
+            return sense_cmd.run(args, ctx)
         if command == "bench":
             if args.name == "llm":
                 from rilai_desktop.bench import llm as llm_bench
@@ -268,6 +311,10 @@ def dispatch(args: argparse.Namespace) -> int:
                 from rilai_desktop.bench import memory as memory_bench
 
                 return memory_bench.run(args, ctx)
+            if args.name == "turn":
+                from rilai_desktop.bench import turn as turn_bench
+
+                return turn_bench.run(args, ctx)
             from rilai_desktop.bench import eventlog
 
             return eventlog.run(args, ctx)

@@ -61,6 +61,11 @@ class Paths:
         return self.data_dir / "models"
 
     @property
+    def prompts_dir(self) -> Path:
+        """The text the models read (agents, council, voice, critics): shipped, read-only."""
+        return REPO_ROOT / "prompts"
+
+    @property
     def manifest_file(self) -> Path:
         """The shipped tier → model manifest (never edited by the app)."""
         return REPO_ROOT / "models" / "models.toml"

@@ -12,6 +12,7 @@ from rilai_desktop.paths import Paths, resolve_paths
 from rilai_desktop.store import EventLog
 
 if TYPE_CHECKING:
+    from rilai_desktop.app import Companion
     from rilai_desktop.memory.manager import MemoryManager
 
 
@@ -23,6 +24,7 @@ class Context:
     debug: bool = False
     _core: Core | None = field(default=None, repr=False)
     _memory: MemoryManager | None = field(default=None, repr=False)
+    _companion: Companion | None = field(default=None, repr=False)
 
     @classmethod
     def create(cls, cli_overrides: dict[str, Any], *, json: bool, debug: bool) -> Context:
@@ -45,7 +47,20 @@ class Context:
             self._memory = build_memory(self._core, with_models=with_models)
         return self._memory
 
+    def companion(self) -> Companion:
+        """The whole turn on the real models and memory (loads them: seconds)."""
+        if self._companion is None:
+            from rilai_desktop.app import build_companion
+
+            self.event_log()
+            assert self._core is not None
+            self._companion = build_companion(self._core)
+        return self._companion
+
     def close(self) -> None:
+        if self._companion is not None:
+            self._companion.close()
+            self._companion = None
         if self._memory is not None:
             self._memory.close()
             self._memory = None

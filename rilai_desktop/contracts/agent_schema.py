@@ -36,6 +36,7 @@ def agent_reply_schema(
     observation_chars: int = OBSERVATION_CHARS,
     claim_chars: int = CLAIM_CHARS,
     max_claims: int = MAX_CLAIMS,
+    min_claims: int = 0,
 ) -> dict[str, Any]:
     """The JSON schema a model's agent reply is constrained to.
 
@@ -45,6 +46,8 @@ def agent_reply_schema(
     without them pay no tokens for them.
     """
     schema = _base_schema(observation_chars, claim_chars, max_claims)
+    if min_claims:  # a tiny model otherwise takes the empty list as the easy way out
+        schema["properties"]["claims"]["minItems"] = min_claims
     props = schema["properties"]
     if "stance_delta" in outputs:
         props["stance"] = {

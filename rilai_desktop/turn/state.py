@@ -30,11 +30,15 @@ Emit = Callable[[EventKind, Mapping[str, Any]], None]
 
 @dataclass(frozen=True)
 class VoiceDelta:
-    """A piece of the reply as the voice model streams it (published, not logged)."""
+    """A piece of the reply as the voice model streams it (published, not logged).
+
+    ``reset`` marks the start of a regenerated reply: a consumer clears what it showed.
+    """
 
     session_id: str
     turn_id: int
     text: str
+    reset: bool = False
 
 
 @dataclass(frozen=True)

@@ -575,10 +575,11 @@ def test_unexpected_exception_is_reported_without_traceback(
 
 
 def test_no_command_without_display_is_the_shell(run: Run) -> None:
+    # no models in this test's home: the shell starts, then says what to install
     result = run()
-    assert result.code == 0, result
-    assert "terminal shell is not built yet" in result.out
-    assert "rilai status" in result.out
+    assert "Rilai — local companion" in result.out
+    assert result.code == 2, result
+    assert "error RIL-021" in result.err and "rilai models install" in result.err
     assert "Traceback" not in result.err
 
 
@@ -592,9 +593,7 @@ def test_no_command_with_display_is_the_window(
     assert "desktop window is not built yet" in result.out
 
 
-@pytest.mark.parametrize(
-    ("command", "text"), [("shell", "terminal shell"), ("window", "desktop window")]
-)
+@pytest.mark.parametrize(("command", "text"), [("window", "desktop window")])
 def test_explicit_not_built_commands(run: Run, command: str, text: str) -> None:
     result = run(command)
     assert result.code == 0
@@ -762,8 +761,9 @@ def test_python_m_error_and_no_command(rilai_home: Path, paths: Paths) -> None:
     assert "Traceback" not in proc.stderr
 
     proc = _subprocess(home=rilai_home, stdin=subprocess.DEVNULL)
-    assert proc.returncode == 0, proc.stderr
-    assert "terminal shell is not built yet" in proc.stdout
+    assert proc.returncode == 2, proc.stderr  # the shell, without models in this home
+    assert "Rilai — local companion" in proc.stdout
+    assert "rilai models install" in proc.stderr
 
 
 def test_python_m_clear_refuses_without_a_terminal(rilai_home: Path, paths: Paths) -> None:

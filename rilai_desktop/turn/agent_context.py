@@ -1,0 +1,84 @@
+"""The text every agent of a turn reads: one static system part plus the turn's context.
+
+Layout is a performance decision (DESIGN.md: prompt processing dominates on 2 cores).
+The system message — the static instructions (``prompts/agents/_system.md``) followed by
+this turn's context — is identical for every agent call of the turn, so llama.cpp
+evaluates it once and reuses its KV cache; only the agent's own instructions (the user
+message, ~40-70 words) are new per call.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from rilai_desktop.llm.port import ChatMessage
+from rilai_desktop.turn.registry import AgentSpec
+from rilai_desktop.turn.state import TurnState
+
+MESSAGE_CHARS = 600  # of the user's message an agent sees (the voice sees more)
+HISTORY_CHARS = 140
+SIGNAL_FLOOR = 0.3  # sensors below this are not mentioned
+_DEFAULT_STANCE = {
+    "valence": 0.0,
+    "arousal": 0.3,
+    "control": 0.5,
+    "certainty": 0.5,
+    "safety": 0.7,
+    "closeness": 0.3,
+    "curiosity": 0.5,
+    "strain": 0.0,
+}
+
+
+def load_system_text(prompts_dir: Path) -> str:
+    return (prompts_dir / "agents" / "_system.md").read_text(encoding="utf-8").strip()
+
+
+def _excerpt(text: str, limit: int) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
+
+
+def turn_context(state: TurnState) -> str:
+    """The turn's shared context, compact: message, strong signals, last exchange, memory."""
+    lines = [f'The person says: "{_excerpt(state.user_text, MESSAGE_CHARS) or "(nothing)"}"']
+    signals = sorted(
+        ((name, out.probability) for name, out in state.sensors.items()),
+        key=lambda kv: (-kv[1], kv[0]),
+    )
+    strong = [f"{name} {p:.1f}" for name, p in signals if p >= SIGNAL_FLOOR]
+    if strong:
+        lines.append("Signals: " + ", ".join(strong[:4]))
+    if state.history:
+        last = state.history[-2:]
+        said = "; ".join(
+            f"{'person' if m.get('role') == 'user' else 'Rilai'}: "
+            f"{_excerpt(str(m.get('content', '')), HISTORY_CHARS)}"
+            for m in last
+        )
+        lines.append(f"Just before: {said}")
+    facts = [str(f.get("fact", "")) for f in state.recall.user_facts[:3] if f.get("fact")]
+    if facts:
+        lines.append("Known about them: " + "; ".join(_excerpt(f, 100) for f in facts))
+    stance = state.stance.to_dict()
+    moved = [
+        f"{dim} {value:.1f}"
+        for dim, value in stance.items()
+        if abs(value - _DEFAULT_STANCE[dim]) >= 0.15
+    ]
+    if moved:
+        lines.append("Rilai's state: " + ", ".join(moved))
+    return "\n".join(lines)
+
+
+def agent_messages(
+    system_text: str, context: str, spec: AgentSpec, *, followup: str = ""
+) -> list[ChatMessage]:
+    """[system: static + context] [user: the agent's instructions (+ a follow-up)]."""
+    user = f"Your role: {spec.manifest.display_name}. {spec.prompt}"
+    if followup:
+        user += "\n" + followup
+    return [
+        ChatMessage("system", f"{system_text}\n\nContext:\n{context}"),
+        ChatMessage("user", user),
+    ]

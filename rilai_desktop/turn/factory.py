@@ -1,0 +1,59 @@
+"""Wires the turn's stages from ports. The composition root (``app.py``) passes the real
+event log, model router and memory bridge; tests pass a temporary EventLog, ScriptedLLMs
+(``fakes.RoleModels``) and ``fakes.InMemoryTurnMemory``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from rilai_desktop.turn.agent_context import load_system_text
+from rilai_desktop.turn.agent_runner import AgentRunner
+from rilai_desktop.turn.council import Council
+from rilai_desktop.turn.critics import Critics
+from rilai_desktop.turn.loader import load_registry
+from rilai_desktop.turn.model_events import ModelEventRelay
+from rilai_desktop.turn.ports import EventStore, Models, TurnMemory
+from rilai_desktop.turn.runner import TurnRunner, TurnSettings
+from rilai_desktop.turn.scheduler import Scheduler, SchedulerSettings
+from rilai_desktop.turn.sensors import FastSensors
+from rilai_desktop.turn.speaking import SpeakingStage
+from rilai_desktop.turn.waves import WaveStage
+
+
+def build_turn_runner(
+    *,
+    events: EventStore,
+    models: Models,
+    memory: TurnMemory | None,
+    prompts_dir: Path,
+    relay: ModelEventRelay | None = None,
+    scheduler_settings: SchedulerSettings | None = None,
+    agent_timeout_s: float = 20.0,
+    session_id: str | None = None,
+    use_judge: bool = True,
+) -> TurnRunner:
+    registry = load_registry(prompts_dir)
+    runner = AgentRunner(
+        models.for_role("agents"), load_system_text(prompts_dir), timeout_s=agent_timeout_s
+    )
+    # Wave 1 takes at most two agents: with the five always-on agents that is ~6.5 a turn,
+    # and each grammar-constrained call costs ~1 s on the small model (docs/turn.md).
+    settings = scheduler_settings or SchedulerSettings(max_agents_per_wave=2)
+    waves = WaveStage(registry, Scheduler(registry, settings), runner)
+    council_model = models.for_role("council")
+    speaking = SpeakingStage(
+        models,
+        Council(council_model, prompts_dir=prompts_dir),
+        Critics(council_model if use_judge else None, prompts_dir=prompts_dir),
+    )
+    return TurnRunner(
+        events=events,
+        memory=memory,
+        sensors=FastSensors(),
+        waves=waves,
+        speaking=speaking,
+        relay=relay,
+        settings=TurnSettings(),
+        session_id=session_id,
+    )

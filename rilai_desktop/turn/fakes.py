@@ -1,0 +1,75 @@
+"""Fakes for the turn's ports, shipped beside the real adapters (DESIGN rule 4).
+
+- ``InMemoryTurnMemory``: a tiny memory that keeps what a turn commits and recalls it by
+  shared words — enough to test that a fact told in one turn reaches a later one.
+- ``RoleModels``: role → model, for ScriptedLLMs (the real one is the ModelRouter).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from rilai_desktop.llm.port import LLM
+from rilai_desktop.turn.ports import CommitPlan, Recall
+
+_WORD = re.compile(r"[a-z0-9']+")
+_STOP = frozenset(
+    "i a an the to of and or is am are was my me you it in on at for do".split()  # noqa: SIM905
+)
+
+
+def _words(text: str) -> set[str]:
+    return {w for w in _WORD.findall(text.lower()) if w not in _STOP and len(w) > 2}
+
+
+@dataclass
+class InMemoryTurnMemory:
+    facts: list[dict[str, Any]] = field(default_factory=list)
+    episodes: list[dict[str, Any]] = field(default_factory=list)
+    commits: list[CommitPlan] = field(default_factory=list)
+
+    def recall(self, query: str, *, k: int = 5) -> Recall:
+        q = _words(query)
+
+        def hits(rows: list[dict[str, Any]], key: str) -> list[dict[str, Any]]:
+            scored = [(len(q & _words(str(r[key]))), i, r) for i, r in enumerate(rows)]
+            return [r for s, _, r in sorted(scored, key=lambda t: (-t[0], t[1])) if s > 0][:k]
+
+        facts = hits(self.facts, "fact")
+        return Recall(
+            episodes=hits(self.episodes, "summary"),
+            user_facts=facts,
+            items=[{"content": f["fact"], "category": "fact"} for f in facts],
+        )
+
+    def commit(self, plan: CommitPlan) -> dict[str, Any]:
+        self.commits.append(plan)
+        added = 0
+        if plan.extract_items and plan.user_text.strip():
+            self.facts.append(
+                {"fact": plan.user_text[:300], "category": "other", "turn_id": plan.turn_id}
+            )
+            added += 1
+        episodes = 0
+        for cand in plan.candidates:
+            if cand.type == "episodic":
+                self.episodes.append({"summary": cand.content, "turn_id": plan.turn_id})
+                episodes += 1
+            elif cand.type == "user_fact":
+                self.facts.append({"fact": cand.content, "category": "other"})
+                added += 1
+        return {"facts_new": added, "episodes": episodes}
+
+
+class RoleModels:
+    """``for_role(role)``: the model given for that role, else the default."""
+
+    def __init__(self, default: LLM, roles: Mapping[str, LLM] | None = None) -> None:
+        self.default = default
+        self.roles = dict(roles or {})
+
+    def for_role(self, role: str) -> LLM:
+        return self.roles.get(role, self.default)

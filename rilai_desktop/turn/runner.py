@@ -1,0 +1,303 @@
+"""The TurnRunner: one user message through every stage, each event logged first, then
+published the moment it happens (DESIGN.md "The turn").
+
+``run_turn(text, on_update)`` runs synchronously and calls ``on_update`` with every
+EngineEvent (after it is in the log) and every VoiceDelta (streamed reply pieces, not
+logged). ``run(text)`` is the same as an iterator: the turn runs in a worker thread and the
+caller receives updates live. A stage that raises becomes an ERROR event and the turn goes
+on with that stage's defaults; every turn ends with TURN_COMPLETED (a killed process leaves
+a turn that the log marks TURN_ABORTED when it is next opened).
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+import time
+import traceback
+import uuid
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import AbstractContextManager, nullcontext
+from dataclasses import dataclass
+from typing import Any
+
+from rilai_desktop.contracts import EngineEvent, EventKind
+from rilai_desktop.turn.agent_context import turn_context
+from rilai_desktop.turn.commit import plan_commit
+from rilai_desktop.turn.model_events import ModelEventRelay
+from rilai_desktop.turn.ports import EventStore, Recall, TurnMemory
+from rilai_desktop.turn.result import AgentRecord, TurnResult
+from rilai_desktop.turn.sanitize import clean_input
+from rilai_desktop.turn.sensors import INJECTION_THRESHOLD, SAFETY_INTERRUPT_THRESHOLD, FastSensors
+from rilai_desktop.turn.session import SessionState, restore
+from rilai_desktop.turn.speaking import SpeakingStage, Spoken
+from rilai_desktop.turn.state import TurnState, VoiceDelta
+from rilai_desktop.turn.waves import WaveStage
+
+Update = EngineEvent | VoiceDelta
+OnUpdate = Callable[[Update], None]
+STAGES = ("ingest", "sense", "recall", "agents", "deliberate", "council", "voice", "commit")
+
+
+@dataclass(frozen=True)
+class TurnSettings:
+    history_messages: int = 6
+
+
+class TurnRunner:
+    def __init__(
+        self,
+        *,
+        events: EventStore,
+        memory: TurnMemory | None,
+        sensors: FastSensors,
+        waves: WaveStage,
+        speaking: SpeakingStage,
+        relay: ModelEventRelay | None = None,
+        settings: TurnSettings | None = None,
+        session_id: str | None = None,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.events = events
+        self.memory = memory
+        self.sensors = sensors
+        self.waves = waves
+        self.speaking = speaking
+        self.relay = relay
+        self.settings = settings or TurnSettings()
+        self._clock = clock
+        self._lock = threading.Lock()
+        sid = session_id or events.latest_session_id()
+        self._new_session = sid is None
+        self.session = restore(events, sid) if sid else SessionState(str(uuid.uuid4()))
+        self.last_result: TurnResult | None = None
+
+    @property
+    def session_id(self) -> str:
+        return self.session.session_id
+
+    def reset(self) -> str:
+        """Start a new session: the conversation starts over; memory and stance stay."""
+        old = self.session
+        if self.events.last_turn_id(old.session_id) > 0:
+            self.events.append(old.session_id, 0, EventKind.SESSION_ENDED, {"reason": "reset"})
+        self.session = SessionState(
+            str(uuid.uuid4()), stance=old.stance, modulators=old.modulators, last_run=old.last_run
+        )
+        self._new_session = True
+        return self.session.session_id
+
+    # ── running ────────────────────────────────────────────────────────────
+    def run(self, text: str) -> Iterator[Update]:
+        """The turn's updates as they happen (the turn runs in a worker thread)."""
+        updates: queue.Queue[Update | None] = queue.Queue()
+        failure: list[BaseException] = []
+
+        def work() -> None:
+            try:
+                self.run_turn(text, updates.put)
+            except BaseException as exc:  # re-raised in the caller's thread
+                failure.append(exc)
+            finally:
+                updates.put(None)
+
+        worker = threading.Thread(target=work, name="rilai-turn", daemon=True)
+        worker.start()
+        try:
+            while (item := updates.get()) is not None:
+                yield item
+        finally:
+            worker.join()
+        if failure:
+            raise failure[0]
+
+    def run_turn(self, text: str, on_update: OnUpdate | None = None) -> TurnResult:
+        with self._lock:
+            return self._run(text, on_update or (lambda _u: None))
+
+    def _run(self, raw: str, publish: OnUpdate) -> TurnResult:
+        start = time.perf_counter()
+        sid = self.session_id
+        if self._new_session:
+            self.events.append(sid, 0, EventKind.SESSION_STARTED, {"session_id": sid})
+            self._new_session = False
+        turn_id = self.events.last_turn_id(sid) + 1
+
+        def emit(kind: EventKind, payload: Mapping[str, Any]) -> None:
+            publish(self.events.append(sid, turn_id, kind, dict(payload)))
+
+        text, notes = clean_input(raw)
+        history = self.session.history[-self.settings.history_messages :]
+        state = TurnState(
+            sid,
+            turn_id,
+            text,
+            history=[{"role": m["role"], "content": m["content"]} for m in history],
+            stance=self.session.stance.model_copy(deep=True),
+            modulators=self.session.modulators.model_copy(deep=True),
+            started=start,
+        )
+        result = TurnResult(sid, turn_id, "", state)
+        records: list[AgentRecord] = []
+        attach = self.relay.attached(emit) if self.relay else nullcontext()
+        with attach:
+            emit(EventKind.TURN_STARTED, {"user_input": text, "turn_id": turn_id, **notes})
+            self._stage("ingest", state, emit, lambda: None)
+            self._stage("sense", state, emit, lambda: self._sense(state, emit))
+            safety = "safety_interrupt" in state.flags
+            if not safety:
+                self._stage("recall", state, emit, lambda: self._recall(state, emit))
+                context = turn_context(state)
+                now = self._clock()
+                self._stage(
+                    "agents",
+                    state,
+                    emit,
+                    lambda: self._agents(state, context, emit, records, now),
+                )
+                self._stage(
+                    "deliberate",
+                    state,
+                    emit,
+                    lambda: self.waves.deliberate(state, context, emit, records, self._scope),
+                )
+            self._stage(
+                "council", state, emit, lambda: self.speaking.decide(state, emit, self._scope)
+            )
+            spoken: list[Spoken] = []
+            self._stage(
+                "voice",
+                state,
+                emit,
+                lambda: spoken.append(self.speaking.speak(state, emit, publish, self._scope)),
+            )
+            if spoken:
+                s = spoken[0]
+                state.reply = s.reply
+                result.voice_prompt, result.voice_model = s.prompt, s.model
+                result.escalated, result.attempts = s.escalated, s.attempts
+                if s.ttft_at is not None:
+                    result.ttft_ms = (s.ttft_at - start) * 1000
+            self._stage("commit", state, emit, lambda: self._commit(state, emit, result))
+            result.agents = records
+            result.reply = state.reply
+            result.total_ms = (time.perf_counter() - start) * 1000
+            emit(
+                EventKind.TURN_COMPLETED,
+                {
+                    "total_time_ms": round(result.total_ms),
+                    "response": state.reply or None,
+                    "stage_ms": {k: round(v, 1) for k, v in state.stage_ms.items()},
+                    "tokens": state.tokens,
+                    "flags": sorted(state.flags),
+                },
+            )
+        self.session.add_exchange(text, state.reply, turn_id)
+        self.session.stance, self.session.modulators = state.stance, state.modulators
+        self.last_result = result
+        return result
+
+    def _scope(self, name: str) -> AbstractContextManager[None]:
+        return self.relay.caller(name) if self.relay else nullcontext()
+
+    def _stage(
+        self,
+        name: str,
+        state: TurnState,
+        emit: Callable[[EventKind, Mapping[str, Any]], None],
+        body: Callable[[], object],
+    ) -> None:
+        emit(EventKind.TURN_STAGE_CHANGED, {"stage": name})
+        t0 = time.perf_counter()
+        try:
+            body()
+        except Exception as exc:  # a failing stage must not lose the turn
+            state.flags.add(f"{name}_failed")
+            emit(
+                EventKind.ERROR,
+                {
+                    "error": f"{name}: {type(exc).__name__}: {exc}"[:1000],
+                    "stage": name,
+                    "traceback": traceback.format_exc()[-4000:],
+                },
+            )
+        finally:
+            state.stage_ms[name] = state.stage_ms.get(name, 0.0) + (time.perf_counter() - t0) * 1000
+
+    # ── stages ─────────────────────────────────────────────────────────────
+    def _sense(
+        self, state: TurnState, emit: Callable[[EventKind, Mapping[str, Any]], None]
+    ) -> None:
+        state.sensors = self.sensors.read(state.user_text)
+        emit(
+            EventKind.SENSORS_FAST_UPDATED,
+            {
+                "sensors": {n: round(o.probability, 4) for n, o in state.sensors.items()},
+                "evidence": {n: o.evidence[:3] for n, o in state.sensors.items() if o.evidence},
+            },
+        )
+        if state.sensor("prompt_injection") >= INJECTION_THRESHOLD:
+            state.flags.add("prompt_injection")
+        risk = state.sensor("safety_risk")
+        if risk >= SAFETY_INTERRUPT_THRESHOLD:
+            state.flags.add("safety_interrupt")
+            emit(
+                EventKind.SAFETY_INTERRUPT,
+                {
+                    "reason": "safety_risk over threshold: protective reply, no agents",
+                    "sensor": "safety_risk",
+                    "value": risk,
+                    "evidence": state.sensors["safety_risk"].evidence[:3],
+                },
+            )
+
+    def _recall(
+        self, state: TurnState, emit: Callable[[EventKind, Mapping[str, Any]], None]
+    ) -> None:
+        if self.memory is None or not state.user_text.strip():
+            recall = Recall()
+        else:
+            recall = self.memory.recall(state.user_text)
+        state.recall = recall
+        emit(
+            EventKind.MEMORY_RETRIEVED,
+            {
+                "episodes": recall.episodes,
+                "user_facts": recall.user_facts,
+                "open_threads": recall.open_threads,
+                "items": recall.items,
+            },
+        )
+
+    def _agents(
+        self,
+        state: TurnState,
+        context: str,
+        emit: Callable[[EventKind, Mapping[str, Any]], None],
+        records: list[AgentRecord],
+        now: float,
+    ) -> None:
+        self.waves.run_waves(state, context, emit, records, self.session.last_run, now, self._scope)
+        self.waves.reduce(state, emit, now)
+
+    def _commit(
+        self,
+        state: TurnState,
+        emit: Callable[[EventKind, Mapping[str, Any]], None],
+        result: TurnResult,
+    ) -> None:
+        plan, score, quarantined = plan_commit(state)
+        result.importance = score
+        emit(
+            EventKind.MEMORY_CANDIDATES_PROPOSED,
+            {
+                "candidates": [c.model_dump(mode="json") for c in plan.candidates],
+                "importance": score,
+                "quarantined": quarantined,
+            },
+        )
+        summary: dict[str, Any] = {"importance": score, "quarantined": quarantined}
+        if self.memory is not None:
+            summary.update(self.memory.commit(plan))
+        result.memory_summary = summary
+        emit(EventKind.MEMORY_COMMITTED, {"summary": summary})

@@ -1,0 +1,196 @@
+"""Stages 6–7: the council decides, the voice streams, the critics check, and a failing
+reply is regenerated with the critics' feedback, then escalated, then replaced by a
+deterministic fallback. The reply that is shown always passes the safety critic.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from contextlib import AbstractContextManager
+from dataclasses import dataclass, field
+
+from rilai_desktop.contracts import CriticResult, EventKind
+from rilai_desktop.llm.port import LLM, Completion
+from rilai_desktop.turn import voice
+from rilai_desktop.turn.council import Council
+from rilai_desktop.turn.critics import Critics, blocking, regeneration_feedback, safety_passed
+from rilai_desktop.turn.ports import Models
+from rilai_desktop.turn.state import Emit, TurnState, VoiceDelta
+
+Publish = Callable[[VoiceDelta], None]
+CallerScope = Callable[[str], AbstractContextManager[None]]
+
+
+@dataclass
+class Spoken:
+    reply: str
+    prompt: str = ""
+    model: str = ""
+    escalated: bool = False
+    attempts: int = 0
+    ttft_at: float | None = None  # perf_counter() of the first streamed piece
+    critics: list[CriticResult] = field(default_factory=list)
+
+
+@dataclass
+class SpeakingStage:
+    models: Models
+    council: Council
+    critics: Critics
+    escalate_below: float = 0.5
+    max_regenerations: int = 2
+
+    def decide(self, state: TurnState, emit: Emit, scope: CallerScope) -> None:
+        with scope("council"):
+            outcome = self.council.decide(state)
+        state.decision = outcome.decision
+        state.decision_reasons = list(outcome.reasons)
+        if outcome.usage is not None:
+            u = outcome.usage
+            state.add_tokens(
+                "council", u.prompt_tokens, u.cached_prompt_tokens, u.completion_tokens
+            )
+        act = outcome.decision.speech_act
+        emit(
+            EventKind.COUNCIL_DECISION_MADE,
+            {
+                "speak": outcome.decision.speak,
+                "urgency": outcome.decision.urgency,
+                "intent": act.intent,
+                "key_points": act.key_points,
+                "tone": act.tone,
+                "do_not": act.do_not,
+                "asks_user": act.asks_user,
+                "thinking": outcome.decision.thinking,
+                "reasons": outcome.reasons,
+                "used_model": outcome.used_model,
+                "consensus": state.consensus,
+            },
+        )
+
+    def speak(self, state: TurnState, emit: Emit, publish: Publish, scope: CallerScope) -> Spoken:
+        decision = state.decision
+        if decision is None or not decision.speak:
+            emit(EventKind.VOICE_RENDERED, {"text": "", "silent": True, "model": ""})
+            return Spoken("")
+        if "safety_interrupt" in state.flags or decision.speech_act.intent == "protect":
+            return self._protect(state, emit, publish)
+        escalated = state.consensus < self.escalate_below
+        role = "escalation" if escalated else "voice"
+        spoken = Spoken("", escalated=escalated)
+        feedback: list[str] = []
+        attempt = 0
+        while True:
+            model = self.models.for_role(role)
+            reply = self._render(state, model, feedback, emit, publish, scope, spoken, attempt)
+            results = self._review(reply, state, emit, attempt)
+            spoken.attempts = attempt + 1
+            if reply and not blocking(results):
+                spoken.reply, spoken.critics = reply, results
+                return spoken
+            attempt += 1
+            if attempt > self.max_regenerations:
+                return self._fallback(state, emit, publish, spoken, attempt)
+            feedback = regeneration_feedback(results) or ["Write a short, warm reply."]
+            if attempt == self.max_regenerations and not spoken.escalated:
+                role, spoken.escalated = "escalation", True
+
+    def _render(
+        self,
+        state: TurnState,
+        model: LLM,
+        feedback: list[str],
+        emit: Emit,
+        publish: Publish,
+        scope: CallerScope,
+        spoken: Spoken,
+        attempt: int,
+    ) -> str:
+        messages = voice.voice_messages(state, feedback=feedback)
+        spoken.prompt = voice.voice_prompt_text(state)
+        spoken.model = model.model_id
+        if attempt:
+            publish(VoiceDelta(state.session_id, state.turn_id, "", reset=True))
+        try:
+            with scope("voice"):
+                stream = model.complete(
+                    messages,
+                    stream=True,
+                    max_tokens=voice.VOICE_MAX_TOKENS,
+                    temperature=voice.VOICE_TEMPERATURE,
+                    stop=list(voice.VOICE_STOP),
+                )
+                if isinstance(stream, Completion):
+                    completion = stream
+                else:
+                    for piece in stream:
+                        if spoken.ttft_at is None:
+                            spoken.ttft_at = time.perf_counter()
+                        publish(VoiceDelta(state.session_id, state.turn_id, piece))
+                    completion = stream.result
+        except Exception as exc:  # the voice failing must not lose the turn
+            emit(EventKind.ERROR, {"error": f"voice: {type(exc).__name__}: {exc}"[:500]})
+            return ""
+        u = completion.usage
+        state.add_tokens("voice", u.prompt_tokens, u.cached_prompt_tokens, u.completion_tokens)
+        reply = voice.clean_reply(completion.text)
+        emit(
+            EventKind.VOICE_RENDERED,
+            {
+                "text": reply,
+                "model": model.model_id,
+                "attempt": attempt,
+                "escalated": spoken.escalated,
+                "feedback": feedback,
+                "prompt": spoken.prompt,
+                "finish_reason": completion.finish_reason,
+            },
+        )
+        return reply
+
+    def _review(self, reply: str, state: TurnState, emit: Emit, attempt: int) -> list[CriticResult]:
+        results = self.critics.review(reply, state)
+        usage = self.critics.last_usage
+        if usage is not None:
+            state.add_tokens(
+                "critics", usage.prompt_tokens, usage.cached_prompt_tokens, usage.completion_tokens
+            )
+        state.critics = list(results)
+        emit(
+            EventKind.CRITICS_UPDATED,
+            {"results": [r.model_dump(mode="json") for r in results], "attempt": attempt},
+        )
+        return results
+
+    def _protect(self, state: TurnState, emit: Emit, publish: Publish) -> Spoken:
+        reply = voice.safety_reply(state)
+        publish(VoiceDelta(state.session_id, state.turn_id, reply))
+        emit(EventKind.VOICE_RENDERED, {"text": reply, "model": "safety-template", "attempt": 0})
+        results = self._review(reply, state, emit, 0)
+        return Spoken(
+            reply, model="safety-template", attempts=1, critics=results, ttft_at=time.perf_counter()
+        )
+
+    def _fallback(
+        self, state: TurnState, emit: Emit, publish: Publish, spoken: Spoken, attempt: int
+    ) -> Spoken:
+        reply = voice.fallback_reply(state)
+        results = self.critics.review(reply, state)
+        if not safety_passed(results):
+            reply = voice.safety_reply(state)
+            results = self.critics.review(reply, state)
+        publish(VoiceDelta(state.session_id, state.turn_id, "", reset=True))
+        publish(VoiceDelta(state.session_id, state.turn_id, reply))
+        emit(
+            EventKind.VOICE_RENDERED,
+            {"text": reply, "model": "fallback-template", "attempt": attempt},
+        )
+        state.critics = list(results)
+        emit(
+            EventKind.CRITICS_UPDATED,
+            {"results": [r.model_dump(mode="json") for r in results], "attempt": attempt},
+        )
+        spoken.reply, spoken.critics, spoken.model = reply, results, "fallback-template"
+        spoken.attempts = attempt + 1
+        return spoken

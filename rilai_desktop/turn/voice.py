@@ -1,0 +1,317 @@
+"""The voice (stage 6b): what the runner needs to render the council's decision as a reply.
+
+The runner builds the messages with :func:`voice_messages` (``voice_prompt.py``), streams
+``model.complete(messages, stream=True, max_tokens=VOICE_MAX_TOKENS,
+temperature=VOICE_TEMPERATURE, stop=VOICE_STOP)`` itself, then passes the text through
+:func:`clean_reply`. Two replies never come from a model:
+
+- :func:`safety_reply`, the protective answer to a safety interrupt. Safety must not depend
+  on a 0.5B model, so it is fixed text (``prompts/voice/safety.md``) with crisis resources,
+  a few variants picked by turn id, and wording for a worried third party;
+- :func:`fallback_reply`, said when every generated attempt failed a blocking critic: short,
+  fitting the intent, and built to pass the critics (no advice, no feelings, no history).
+
+Nothing here raises on bad input; missing prompt files fall back to built-in text.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Final
+
+from rilai_desktop.turn.state import TurnState
+from rilai_desktop.turn.voice_prompt import (
+    INTENTS,
+    PROMPTS_DIR,
+    cut,
+    intent_of,
+    parse_sections,
+    read_prompt,
+    strip_controls,
+    strip_template_tokens,
+    voice_messages,
+    voice_prompt_text,
+)
+
+__all__ = [
+    "INTENTS",
+    "MAX_REPLY_CHARS",
+    "VOICE_MAX_TOKENS",
+    "VOICE_STOP",
+    "VOICE_TEMPERATURE",
+    "clean_reply",
+    "fallback_reply",
+    "safety_reply",
+    "voice_messages",
+    "voice_prompt_text",
+]
+
+VOICE_MAX_TOKENS: Final[int] = 110  # 1–4 sentences; the rest would be cut anyway
+VOICE_TEMPERATURE: Final[float] = 0.6
+VOICE_STOP: Final[tuple[str, ...]] = (
+    "\nUser:",
+    "\nuser:",
+    "\nHuman:",
+    "<|im_end|>",
+    "<|im_start|>",
+    "<|endoftext|>",
+    "</s>",
+    "<<<",
+)
+MAX_REPLY_CHARS: Final[int] = 1200
+
+DEFAULT_RESOURCES: Final[str] = (
+    "If you are in immediate danger, call your local emergency number (112 in Europe, 911 in"
+    " North America). In the US you can call or text 988; in the UK and Ireland, Samaritans"
+    " on 116 123; findahelpline.com lists lines in other countries."
+)
+DEFAULT_SAFETY: Final[Mapping[str, tuple[str, ...]]] = {
+    "self": (
+        "Thank you for telling me. What you're going through sounds really heavy, and I'm"
+        " taking it seriously. Please reach out to someone you trust or a professional right"
+        " now, so you don't have to carry this alone. {resources} Are you safe right now?",
+        "It sounds like things have got really hard. You deserve support from a real person"
+        " right now: someone you trust, a doctor, or a crisis line. {resources} Can you tell"
+        " me whether you are safe at the moment?",
+    ),
+    "other": (
+        "That sounds frightening, and it's good that you're taking it seriously. If they might"
+        " act on it, please don't stay alone with this: tell someone who can be with them, or"
+        " contact a professional now. {resources} Is {person} safe right now, and are you okay?",
+    ),
+}
+DEFAULT_FALLBACKS: Final[Mapping[str, str]] = {
+    "witness": "That sounds really hard. I'm here and listening. Do you want to tell me more"
+    " about what's going on?",
+    "guide": "Let's think this through together. What have you already tried, and which part"
+    " feels hardest right now?",
+    "clarify": "Could you say a little more about what you mean, so I understand you right?",
+    "celebrate": "That's great news, well done! What part of it means the most to you?",
+    "observe": "Thanks for telling me. I'm listening, so say more whenever you like.",
+    "meta": "I'm an AI, a program running on your computer. I don't have feelings or a body the"
+    " way you do, but I do pay attention to what you tell me and I remember it, so I can be"
+    " useful to you.",
+}
+SAFETY_QUESTION: Final[str] = "Are you safe right now?"
+FOLLOW_UP_QUESTION: Final[str] = "Would you like to say more?"
+UNNAMED_PERSON: Final[str] = "the person you're worried about"
+
+_RAW_CAP: Final[int] = 20_000
+_WS = re.compile(r"\s+")
+
+# --- who is at risk: a simple deterministic check --------------------------------------
+_RELATION = (
+    r"best\s+friend|friend|sister|brother|sibling|mom|mum|mother|dad|father|parent|son"
+    r"|daughter|kid|child|partner|boyfriend|girlfriend|wife|husband|fianc[eé]e?|roommate"
+    r"|flatmate|colleague|coworker|co-worker|classmate|cousin|aunt|uncle|niece|nephew"
+    r"|grandma|grandpa|grandmother|grandfather|neighbou?r|teammate|student|client|patient|ex"
+)
+# someone else, then (in the same sentence) risk wording; or a third-person reflexive
+_OTHER_RISK = re.compile(
+    rf"(?:\bmy\s+(?:[\w-]+\s+){{0,3}}?(?P<rel>{_RELATION})s?\b|\b(?:he|she|they|someone"
+    r"|somebody)\b)[^.!?\n]{0,60}?\b(?:suicid\w*|die|dying|kill\w*|hurt\w*|harm\w*"
+    r"|overdos\w*|end(?:ing)?\s+it|(?:end|take|ending|taking)\s+(?:his|her|their)\s+(?:own\s+)?life)\b"
+    r"|\b(?:kill|hurt|harm|cut)\w*\s+(?:himself|herself|themselves|themself)\b",
+    re.IGNORECASE,
+)
+_NAMED = re.compile(rf"\bmy\s+(?:[\w-]+\s+){{0,3}}?(?P<rel>{_RELATION})s?\b", re.IGNORECASE)
+_SELF_RISK = re.compile(
+    r"\b(?:kill|hurt|harm|cut|end)\s+myself\b"
+    r"|\bI\s*(?:'m|’m|am)?\s*(?:want|wanna|going|gonna|plan\w*|thinking\s+(?:about|of)"
+    r"|ready)\s+(?:to\s+)?(?:die|dying|end|ending|kill|killing|disappear)"
+    r"|\b(?:end|take|ending|taking)\s+my\s+(?:own\s+)?life\b"
+    r"|\bI\s+(?:don'?t|do\s+not)\s+want\s+to\s+(?:live|be\s+(?:here|alive))"
+    r"|\bI\s*(?:'m|’m|am|feel|'ve\s+been|have\s+been)\s+(?:so\s+|really\s+|very\s+)?suicidal"
+    r"|\bbetter\s+off\s+without\s+me\b"
+    r"|\bI\s+(?:can'?t|cannot)\s+(?:go\s+on|take\s+(?:it|this)\s+any\s*more)",
+    re.IGNORECASE,
+)
+
+
+def about_someone_else(text: str) -> str | None:
+    """Who is at risk, if it is someone else: "your sister", the generic phrase, or None.
+
+    Someone else is at risk when a third person ("my friend", "she", "someone I know") is
+    followed in the same sentence by risk wording, or a reflexive says so ("hurt herself").
+    None (the person writing is at risk) whenever the message has any first-person risk
+    wording, even beside a third person: that reply is the safer one.
+    """
+    if not isinstance(text, str):
+        return None
+    text = text[:_RAW_CAP]
+    other = _OTHER_RISK.search(text)
+    if other is None or _SELF_RISK.search(text):
+        return None
+    named = other if other.group("rel") else _NAMED.search(text)
+    relation = named.group("rel") if named else None
+    return f"your {_WS.sub(' ', relation.lower())}" if relation else UNNAMED_PERSON
+
+
+def _sections(name: str, prompts_dir: Path | None) -> dict[str, list[str]]:
+    text = read_prompt((PROMPTS_DIR if prompts_dir is None else prompts_dir) / "voice" / name)
+    return {} if text is None else parse_sections(text)
+
+
+def safety_reply(state: TurnState, *, prompts_dir: Path | None = None) -> str:
+    """The protective reply to a safety interrupt: deterministic, never a model's.
+
+    Takes them seriously, points to a trusted person or a professional now, gives crisis
+    resources and asks whether they are safe. The variant is chosen by turn id so repeats
+    do not sound canned; a message about someone else gets the third-party wording.
+    """
+    sections = _sections("safety.md", prompts_dir)
+    resources = (sections.get("resources") or [DEFAULT_RESOURCES])[0]
+    person = about_someone_else(state.user_text)
+    kind = "self" if person is None else "other"
+    variants: Sequence[str] = sections.get(kind) or DEFAULT_SAFETY[kind]
+    variant = variants[abs(state.turn_id) % len(variants)]
+    text = variant.replace("{person}", person or UNNAMED_PERSON)
+    text = text.replace("{resources}", resources) if "{resources}" in text else text
+    if resources not in text:  # an edited variant lost its placeholder: resources anyway
+        text = f"{text} {resources}"
+    if "?" not in text:
+        text = f"{text} {SAFETY_QUESTION}"
+    return _WS.sub(" ", text).strip()
+
+
+def fallback_reply(state: TurnState, *, prompts_dir: Path | None = None) -> str:
+    """A short, safe, deterministic reply for the intent (``prompts/voice/fallback.md``).
+
+    Used when every generated attempt failed a blocking critic. A safety interrupt or the
+    protect intent gets :func:`safety_reply`; a silent turn gets "".
+    """
+    decision = state.decision
+    intent = intent_of(decision)
+    if intent == "protect" or "safety_interrupt" in state.flags:
+        return safety_reply(state, prompts_dir=prompts_dir)
+    if decision is not None and not decision.speak:
+        return ""
+    text = (_sections("fallback.md", prompts_dir).get(intent) or [DEFAULT_FALLBACKS[intent]])[0]
+    if decision is not None and decision.speech_act.asks_user and "?" not in text:
+        text = f"{text} {FOLLOW_UP_QUESTION}"
+    return _WS.sub(" ", text).strip()
+
+
+# --- cleaning what the model wrote ------------------------------------------------------
+_THINK = re.compile(r"<think>.*?(?:</think>|$)", re.IGNORECASE | re.DOTALL)
+_NAMES = r"rilai|assistant|ai|bot|companion|response|reply|answer|model"
+_LEADING = re.compile(
+    rf"^\s*(?:<\|[^|<>\n]{{0,40}}\|>|\[/?INST\]|</?s>|<start_of_turn>|[*_]*\s*(?:{_NAMES})"
+    rf"\s*[*_]*\s*:[*_]*|(?:assistant|model)[ \t]*\n)",
+    re.IGNORECASE,
+)
+_TURN_END = re.compile(
+    r"<\|(?:im_end|im_start|endoftext|eot_id|end|start_header_id)\|>|</s>|\[INST\]"
+    r"|<(?:start|end)_of_turn>|<<<|(?:^|\n)[ \t]*[*_]*(?:user|human|the\s+user|their\s+message)"
+    r"[*_]*[ \t]*:",
+    re.IGNORECASE,
+)
+_SCAFFOLD = re.compile(
+    r"^\s*(?:[-*•]\s*)?(?:how\s+to\s+answer|tone|key\s+points|do\s+not|ask|fix|their\s+message"
+    r"|what\s+you\s+remember\s+about\s+them|earlier|still\s+open)\s*(?::|\(mention)",
+    re.IGNORECASE,
+)
+_LINE_MARKUP = re.compile(r"^\s*(?:#{1,6}\s+|[-*•]\s+|\d{1,2}[.)]\s+|>\s*)")
+_EMPHASIS = re.compile(r"\*\*|__")
+_SENTENCE_END = re.compile(r"[.!?…]+[\"'”’»)\]]*(?=\s|$)")
+_WORD = re.compile(r"\w")
+_QUOTES: Final[Mapping[str, str]] = {
+    '"': '"',
+    "“": "”",
+    "„": "“",
+    "«": "»",
+    "'": "'",
+    "‘": "’",
+    "`": "`",
+}
+
+
+def _strip_leading(text: str) -> str:
+    """Role prefixes ("Rilai:", "Assistant:") and template tokens at the very start."""
+    for _ in range(10):
+        stripped = _LEADING.sub("", text, count=1)
+        if stripped == text:
+            break
+        text = stripped
+    return text.lstrip()
+
+
+def _cut_at_turn_end(text: str) -> str:
+    """Drop everything from the first end-of-turn token or "User:" line after some text."""
+    for match in _TURN_END.finditer(text):
+        if text[: match.start()].strip():
+            return text[: match.start()]
+    return text
+
+
+def _clean_line(line: str) -> str:
+    """One line without headings, bullets or bold; prompt scaffolding the model parroted: ""."""
+    if _SCAFFOLD.match(line):
+        return ""
+    return _EMPHASIS.sub("", _LINE_MARKUP.sub("", line)).strip()
+
+
+def _unquote(text: str) -> str:
+    """Quotes around the whole reply (or a lone opening quote cut short) removed."""
+    for _ in range(3):
+        if len(text) < 2 or text[0] not in _QUOTES:
+            return text
+        opener, closer = text[0], _QUOTES[text[0]]
+        inner = text[1:-1] if text.endswith(closer) else text[1:]
+        apostrophe = opener in ("'", "‘")  # I'm, don't: apostrophes inside are normal
+        if not apostrophe and (opener in inner or closer in inner):
+            return text
+        if not text.endswith(closer) and (apostrophe or closer in inner):
+            return text
+        text = inner.strip()
+    return text
+
+
+def _dedupe_sentences(text: str) -> str:
+    """Tiny models loop: keep the first of sentences that repeat word for word."""
+    seen: set[str] = set()
+    kept: list[str] = []
+    for sentence in re.split(r"(?<=[.!?…])\s+", text):
+        key = "".join(ch for ch in sentence.casefold() if ch.isalnum())
+        if key and key in seen:
+            continue
+        seen.add(key)
+        kept.append(sentence)
+    return " ".join(kept)
+
+
+def _last_sentence_end(text: str) -> int:
+    ends = [m.end() for m in _SENTENCE_END.finditer(text)]
+    return ends[-1] if ends else -1
+
+
+def _drop_half_sentence(text: str) -> str:
+    """Keep up to the last . ! ? when what follows is a sentence the token limit cut."""
+    end = _last_sentence_end(text)
+    if 0 < end < len(text) and _WORD.search(text[end:]):
+        return text[:end]
+    return text
+
+
+def clean_reply(text: str) -> str:
+    """The model's reply made presentable: no role prefixes, template tokens, wrapping quotes,
+    parroted prompt lines, repeated sentences or half sentence cut by the token limit; one
+    paragraph; at most ``MAX_REPLY_CHARS``. "" when nothing usable is left.
+    """
+    if not isinstance(text, str) or not text:
+        return ""
+    text = _THINK.sub(" ", text[:_RAW_CAP])
+    text = "\n".join(strip_controls(line) for line in text.splitlines())
+    text = _cut_at_turn_end(_strip_leading(text))
+    text = strip_template_tokens(text).replace("<<", "").replace(">>", "")
+    text = " ".join(line for line in map(_clean_line, text.split("\n")) if line)
+    text = _strip_leading(_WS.sub(" ", text).strip())
+    text = _dedupe_sentences(_unquote(text))
+    text = _drop_half_sentence(text).strip()
+    if len(text) > MAX_REPLY_CHARS:
+        head = text[:MAX_REPLY_CHARS]
+        end = _last_sentence_end(head)
+        text = head[:end] if end >= MAX_REPLY_CHARS // 4 else cut(text, MAX_REPLY_CHARS)
+    return text.strip()

@@ -1,0 +1,214 @@
+"""Stages 3–5: agents in waves, the reducer, deliberation with follow-ups.
+
+Wave 0 is the always-on agents; wave 1 is what the scheduler picks from the sensors,
+modulators, agency values, cooldowns and the turn's token budget. Every agent of a turn
+reads the same context text (its KV prefix is evaluated once, see ``agent_context``).
+Follow-ups go only to the authors of contested claims (``deliberation.deliberate``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from contextlib import AbstractContextManager
+from dataclasses import dataclass
+
+from rilai_desktop.contracts import Claim, EventKind
+from rilai_desktop.turn.agent_runner import AgentRun, AgentRunner
+from rilai_desktop.turn.deliberation import deliberate
+from rilai_desktop.turn.loader import AgentRegistry
+from rilai_desktop.turn.reducer import reduce
+from rilai_desktop.turn.result import AgentRecord
+from rilai_desktop.turn.scheduler import ScheduledAgent, Scheduler
+from rilai_desktop.turn.state import Emit, RoundResult, TurnState
+
+CallerScope = Callable[[str], AbstractContextManager[None]]  # ModelEventRelay.caller
+
+
+@dataclass
+class WaveStage:
+    registry: AgentRegistry
+    scheduler: Scheduler
+    runner: AgentRunner
+    waves: int = 2
+
+    def run_waves(
+        self,
+        state: TurnState,
+        context: str,
+        emit: Emit,
+        records: list[AgentRecord],
+        last_run: dict[str, float],
+        now: float,
+        scope: CallerScope,
+    ) -> None:
+        ran: set[str] = set()
+        budget = self.scheduler.settings.token_budget
+        for wave in range(max(1, self.waves)):
+            if wave == 0:
+                plan = self.scheduler.wave0()
+            else:
+                plan = self.scheduler.plan_wave(
+                    wave,
+                    user_text=state.user_text,
+                    sensors={n: o.probability for n, o in state.sensors.items()},
+                    modulators=state.modulators.to_dict(),
+                    last_run=last_run,
+                    now=now,
+                    ran=ran,
+                    budget_left=budget,
+                )
+            if not plan:
+                break
+            emit(
+                EventKind.WAVE_STARTED,
+                {
+                    "wave": wave,
+                    "agents": [p.agent_id for p in plan],
+                    "scores": {p.agent_id: round(p.score, 3) for p in plan},
+                },
+            )
+            failed: list[str] = []
+            for item in plan:
+                run = self._run_one(item, state, context, emit, wave, scope)
+                ran.add(item.agent_id)
+                last_run[item.agent_id] = now
+                if wave > 0:
+                    budget -= self.registry.get(item.agent_id).manifest.cost_estimate
+                records.append(_record(item, wave, run))
+                if run.failed:
+                    failed.append(item.agent_id)
+            emit(
+                EventKind.WAVE_COMPLETED,
+                {"wave": wave, "ran": [p.agent_id for p in plan], "failed": failed},
+            )
+
+    def _run_one(
+        self,
+        item: ScheduledAgent,
+        state: TurnState,
+        context: str,
+        emit: Emit,
+        wave: int,
+        scope: CallerScope,
+    ) -> AgentRun:
+        spec = self.registry.get(item.agent_id)
+        with scope(f"agent:{spec.id}"):
+            run = self.runner.run(spec, context, emit, wave=wave, why=item.reasons)
+        state.outputs.append(run.output)
+        state.add_tokens("agents", run.prompt_tokens, run.cached_tokens, run.completion_tokens)
+        return run
+
+    def reduce(self, state: TurnState, emit: Emit, now: float) -> None:
+        before = state.stance.to_dict()
+        result = reduce(
+            state.stance, state.modulators, state.outputs, turn_id=state.turn_id, now_ts=now
+        )
+        state.stance = result.stance
+        state.modulators = result.modulators
+        state.claims = list(result.claims)
+        emit(
+            EventKind.STANCE_UPDATED,
+            {
+                "delta": result.applied_delta,
+                "current": state.stance.to_dict(),
+                "previous": before,
+            },
+        )
+        emit(
+            EventKind.MODULATORS_UPDATED,
+            {
+                "changes": result.modulator_changes,
+                "current": state.modulators.to_dict(),
+                "source_agents": dict(state.modulators.source_agents),
+            },
+        )
+        if result.patch or result.rejected_patch_keys:
+            emit(
+                EventKind.WORKSPACE_PATCHED,
+                {"patch": result.patch, "rejected_keys": result.rejected_patch_keys},
+            )
+
+    def deliberate(
+        self,
+        state: TurnState,
+        context: str,
+        emit: Emit,
+        records: list[AgentRecord],
+        scope: CallerScope,
+    ) -> None:
+        current_round = [0]
+
+        def started(r: int) -> None:
+            current_round[0] = r
+            emit(EventKind.DELIB_ROUND_STARTED, {"round": r})
+
+        def follow_up(
+            agent_id: str, mine: list[Claim], opposing: list[Claim]
+        ) -> list[Claim] | None:
+            if agent_id not in self.registry:
+                return None
+            spec = self.registry.get(agent_id)
+            theirs = opposing[0].text if opposing else "another view"
+            prompt = (
+                f'Follow-up: your claim "{mine[0].text if mine else ""}" is opposed by'
+                f' "{theirs}". Keep it, revise it, or withdraw it (no claims).'
+            )
+            with scope(f"agent:{spec.id}"):
+                run = self.runner.run(spec, context, emit, wave=current_round[0], followup=prompt)
+            state.add_tokens(
+                "deliberation", run.prompt_tokens, run.cached_tokens, run.completion_tokens
+            )
+            item = ScheduledAgent(agent_id, 0.0, (f"follow-up in round {current_round[0]}",))
+            records.append(_record(item, current_round[0], run, followup=True))
+            if run.failed:
+                return None
+            return list(run.output.claims)
+
+        def finished(result: RoundResult) -> None:
+            emit(
+                EventKind.DELIB_ROUND_COMPLETED,
+                {
+                    "round": result.round,
+                    "consensus": result.consensus,
+                    "active_claims": result.active_claims,
+                    "contested": result.contested,
+                    "followups": result.followups,
+                    "exit_reason": result.exit_reason,
+                },
+            )
+            emit(
+                EventKind.CONSENSUS_UPDATED,
+                {"level": result.consensus, "by_type": result.by_type},
+            )
+
+        claims, rounds = deliberate(
+            state.claims, follow_up, on_round_start=started, on_round=finished
+        )
+        state.claims = list(claims)
+        state.rounds = list(rounds)
+        state.consensus = rounds[-1].consensus if rounds else 1.0
+
+
+def _record(
+    item: ScheduledAgent, wave: int, run: AgentRun, *, followup: bool = False
+) -> AgentRecord:
+    out = run.output
+    return AgentRecord(
+        agent_id=item.agent_id,
+        wave=wave,
+        score=item.score,
+        why=item.reasons,
+        failed=run.failed,
+        error=run.error,
+        ms=run.ms,
+        output={
+            "observation": out.observation,
+            "urgency": out.urgency,
+            "confidence": out.confidence,
+            "salience": out.salience,
+            "claims": [{"type": c.type.value, "text": c.text} for c in out.claims],
+            "stance_delta": out.stance_delta,
+            "memory_candidates": [m.content for m in out.memory_candidates or []],
+        },
+        followup=followup,
+    )

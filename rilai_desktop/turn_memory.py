@@ -1,0 +1,117 @@
+"""The memory system behind the turn's ``TurnMemory`` port (``turn/ports.py``).
+
+``turn/`` cannot import ``memory/`` (it would pull sqlite3, faiss and torch into the turn)
+and ``memory/`` must not know about turns' types, so this small bridge, used only by the
+composition root, translates between them:
+
+- recall: the companion's episodes, user facts and open threads ranked for the message,
+  plus the best layer-2 items from RAG search (lexical + dense, no model call);
+- commit: the user's message stored as a one-turn conversation resource and run through
+  the rule extractor (fast; the LLM extractor stays for `rilai memory ingest`); extracted
+  preferences, boundaries and biography also become user facts with evidence counts; the
+  turn's memory candidates (episode, agents' facts and goals) go through
+  ``CompanionMemory.apply_candidates`` in one transaction.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
+
+from rilai_desktop.contracts import MemoryCandidate
+from rilai_desktop.turn.ports import CommitPlan, Recall
+
+if TYPE_CHECKING:
+    from rilai_desktop.memory.manager import MemoryManager
+
+# item kind → the seed's UserFact category (kinds not listed do not become user facts)
+FACT_CATEGORY = {
+    "preference": "preference",
+    "boundary": "boundary",
+    "biography": "background",
+    "relationship": "relationship",
+    "goal": "goal",
+    "value": "other",
+}
+ITEM_SCORE_FLOOR = 0.25  # RAG fused score below which an item is not worth a prompt line
+
+
+class MemoryBridge:
+    def __init__(self, manager: MemoryManager, *, k_items: int = 5) -> None:
+        self.manager = manager
+        self.k_items = k_items
+
+    def recall(self, query: str, *, k: int = 5) -> Recall:
+        m = self.manager
+        bundle = m.companion.recall_for_workspace(query, k_episodes=2, k_facts=k, k_threads=3)
+        items: list[dict[str, Any]] = []
+        if query.strip():
+            found = m.retrieve(query[:2000], mode="rag", k=self.k_items)
+            for item, score in zip(found.items, found.confidence_scores, strict=False):
+                if score < ITEM_SCORE_FLOOR:
+                    continue
+                items.append(
+                    {
+                        "item_id": item.item_id,
+                        "content": item.content,
+                        "category": item.category,
+                        "kind": item.kind,
+                        "score": round(float(score), 4),
+                        "source_turn_ids": item.source_turn_ids,
+                    }
+                )
+        return Recall(
+            episodes=bundle["episodes"],
+            user_facts=bundle["user_facts"],
+            open_threads=bundle["open_threads"],
+            items=items,
+        )
+
+    def commit(self, plan: CommitPlan) -> dict[str, Any]:
+        from rilai_desktop.memory.types import Turn
+
+        m = self.manager
+        m.bind_turn(plan.session_id, plan.turn_id)
+        summary: dict[str, Any] = {"items_stored": 0, "items_reinforced": 0}
+        facts: list[MemoryCandidate] = []
+        if plan.extract_items and plan.user_text.strip():
+            turn = Turn(
+                id=f"{plan.session_id}:{plan.turn_id}",
+                speaker="user",
+                text=plan.user_text[:20_000],
+                at=datetime.now(UTC),
+            )
+            ingested = m.ingest_turns(
+                [turn],
+                metadata={"session_id": plan.session_id, "turn_id": plan.turn_id},
+                mode="rules",
+            )
+            summary["items_stored"] = len(ingested.stored)
+            summary["items_reinforced"] = len(ingested.reinforced)
+            for item in ingested.stored + ingested.reinforced:
+                if item.kind in ("commitment", "goal"):  # an open thread to follow up on
+                    facts.append(
+                        MemoryCandidate(
+                            type="goal",
+                            content=item.content[:200],
+                            importance=0.6,
+                            source_agent="memory.rules",
+                        )
+                    )
+                category = FACT_CATEGORY.get(item.kind)
+                if category is None:
+                    continue
+                facts.append(
+                    MemoryCandidate(
+                        type="user_fact",
+                        content=item.content[:300],
+                        importance=max(0.5, item.confidence),
+                        source_agent="memory.rules",
+                        context={"category": category, "item_id": item.item_id},
+                    )
+                )
+        applied = m.companion.apply_candidates(
+            [*facts, *plan.candidates], session_id=plan.session_id, turn_id=plan.turn_id
+        )
+        summary.update(applied)
+        return summary

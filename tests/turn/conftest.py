@@ -1,0 +1,88 @@
+"""A TurnRunner on ScriptedLLMs, a temporary EventLog and the in-memory memory fake."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from rilai_desktop.llm.fake import ScriptedLLM
+from rilai_desktop.paths import REPO_ROOT
+from rilai_desktop.store import EventLog
+from rilai_desktop.turn.factory import build_turn_runner
+from rilai_desktop.turn.fakes import InMemoryTurnMemory, RoleModels
+from rilai_desktop.turn.model_events import ModelEventRelay
+from rilai_desktop.turn.runner import TurnRunner
+
+PROMPTS = REPO_ROOT / "prompts"
+
+AGENT_REPLY = {
+    "observation": "The person shares their day.",
+    "urgency": 1,
+    "confidence": 2,
+    "claims": [{"type": "observation", "text": "The person wants to be heard"}],
+}
+VOICE_REPLY = "That sounds like a full day. I'm glad you told me about it."
+
+
+@dataclass
+class Rig:
+    log: EventLog
+    agents: ScriptedLLM
+    council: ScriptedLLM
+    voice: ScriptedLLM
+    escalation: ScriptedLLM
+    memory: InMemoryTurnMemory
+    relay: ModelEventRelay
+    runner: TurnRunner
+
+    def restart(self) -> TurnRunner:
+        """A new runner on the same log and memory, as after a process restart."""
+        self.runner = _runner(
+            self.log,
+            self.agents,
+            self.council,
+            self.voice,
+            self.escalation,
+            self.memory,
+            self.relay,
+        )
+        return self.runner
+
+
+def _runner(
+    log: EventLog,
+    agents: ScriptedLLM,
+    council: ScriptedLLM,
+    voice: ScriptedLLM,
+    escalation: ScriptedLLM,
+    memory: InMemoryTurnMemory,
+    relay: ModelEventRelay,
+) -> TurnRunner:
+    models = RoleModels(
+        voice, {"agents": agents, "council": council, "voice": voice, "escalation": escalation}
+    )
+    return build_turn_runner(
+        events=log,
+        models=models,
+        memory=memory,
+        prompts_dir=PROMPTS,
+        relay=relay,
+        use_judge=False,
+    )
+
+
+@pytest.fixture
+def rig(tmp_path: Path) -> Iterator[Rig]:
+    log = EventLog(tmp_path / "rilai.db")
+    agents = ScriptedLLM(default=AGENT_REPLY, model_id="small")
+    council = ScriptedLLM(default={"intent": "observe", "tone": "warm"}, model_id="medium")
+    voice = ScriptedLLM(default=VOICE_REPLY, model_id="medium")
+    escalation = ScriptedLLM(default=VOICE_REPLY, model_id="large")
+    memory = InMemoryTurnMemory()
+    relay = ModelEventRelay()
+    runner = _runner(log, agents, council, voice, escalation, memory, relay)
+    yield Rig(log, agents, council, voice, escalation, memory, relay, runner)
+    log.close()

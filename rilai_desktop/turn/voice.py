@@ -199,7 +199,10 @@ _THINK = re.compile(r"<think>.*?(?:</think>|$)", re.IGNORECASE | re.DOTALL)
 _NAMES = r"rilai|assistant|ai|bot|companion|response|reply|answer|model"
 _LEADING = re.compile(
     rf"^\s*(?:<\|[^|<>\n]{{0,40}}\|>|\[/?INST\]|</?s>|<start_of_turn>|[*_]*\s*(?:{_NAMES})"
-    rf"\s*[*_]*\s*:[*_]*|(?:assistant|model)[ \t]*\n)",
+    rf"\s*[*_]*\s*:[*_]*|(?:assistant|model)[ \t]*\n"
+    r"|rilai'?s\s+(?:reply|response|answer)(?:\s+is)?\s*:?"
+    r"|(?:sure|okay|ok|certainly)?[!,.]?\s*here(?:'s|\s+is)\b[^:\n]{0,60}?"
+    r"\b(?:reply|response|respond|answer)\w*\s*:)",
     re.IGNORECASE,
 )
 _TURN_END = re.compile(
@@ -208,12 +211,17 @@ _TURN_END = re.compile(
     r"[*_]*[ \t]*:",
     re.IGNORECASE,
 )
+# Lines that only echo the voice prompt's notes (voice_prompt.py): dropped from the reply.
 _SCAFFOLD = re.compile(
-    r"^\s*(?:[-*•]\s*)?(?:how\s+to\s+answer|tone|key\s+points|do\s+not|ask|fix|their\s+message"
-    r"|what\s+you\s+remember\s+about\s+them|earlier|still\s+open)\s*(?::|\(mention)",
+    r"^\s*(?:[-*•]\s*)?(?:(?:how\s+to\s+answer|tone|key\s+points|do\s+not|avoid|ask|you\s+could"
+    r"\s+ask|fix|their\s+message|earlier|still\s+open|worth\s+touching\s+on)\s*:"
+    r"|private\s+notes\b|what\s+you\s+(?:know|remember)\s+about\s+them\b"
+    r"|your\s+last\s+draft\s+was\s+rejected\b)",
     re.IGNORECASE,
 )
-_LINE_MARKUP = re.compile(r"^\s*(?:#{1,6}\s+|[-*•]\s+|\d{1,2}[.)]\s+|>\s*)")
+_LINE_MARKUP = re.compile(
+    r"^\s*(?:(?:-{3,}|={3,}|\*{3,})\s*$|#{1,6}\s+|[-*•]\s+|\d{1,2}[.)]\s+|>\s*)"
+)
 _EMPHASIS = re.compile(r"\*\*|__")
 _SENTENCE_END = re.compile(r"[.!?…]+[\"'”’»)\]]*(?=\s|$)")
 _WORD = re.compile(r"\w")

@@ -44,6 +44,7 @@ bench: setup models-test
 	@$(BIN)/rilai bench eventlog
 	@$(BIN)/rilai bench llm
 	@$(BIN)/rilai bench memory
+	@$(BIN)/rilai bench turn
 
 clean-venv:
 	rm -rf $(VENV)

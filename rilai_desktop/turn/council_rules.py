@@ -24,15 +24,15 @@ import unicodedata
 from dataclasses import dataclass, field
 from typing import Final
 
+from rilai_desktop.turn.sensors import ADVICE_DECLINED as ADVICE_DECLINED
+from rilai_desktop.turn.sensors import INJECTION_THRESHOLD as INJECTION_THRESHOLD
+from rilai_desktop.turn.sensors import SAFETY_INTERRUPT_THRESHOLD as SAFETY_INTERRUPT_THRESHOLD
 from rilai_desktop.turn.state import TurnState
 
-# Thresholds. The sensors package (written in parallel) will export the same names; until
-# it lands the council owns them. Do not import the sensors package from here.
-SAFETY_INTERRUPT_THRESHOLD: Final[float] = 0.5
-INJECTION_THRESHOLD: Final[float] = 0.5
+# Thresholds: the safety and injection ones and the advice-declined note come from the
+# sensors package (one set for the whole turn); the others are the council's own.
 SENSOR_THRESHOLD: Final[float] = 0.5  # every other sensor
 SAFETY_WATCH_THRESHOLD: Final[float] = 0.25  # below the interrupt, still raises urgency
-ADVICE_DECLINED: Final[str] = "advice_declined"  # in sensors["advice_requested"].notes
 
 INTENTS: Final[tuple[str, ...]] = (
     "witness",

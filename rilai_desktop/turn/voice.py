@@ -223,6 +223,7 @@ _LINE_MARKUP = re.compile(
     r"^\s*(?:(?:-{3,}|={3,}|\*{3,})\s*$|#{1,6}\s+|[-*•]\s+|\d{1,2}[.)]\s+|>\s*)"
 )
 _EMPHASIS = re.compile(r"\*\*|__")
+_ANGLES = re.compile(r"<{2,}|>{2,}")
 _SENTENCE_END = re.compile(r"[.!?…]+[\"'”’»)\]]*(?=\s|$)")
 _WORD = re.compile(r"\w")
 _QUOTES: Final[Mapping[str, str]] = {
@@ -303,6 +304,16 @@ def _drop_half_sentence(text: str) -> str:
     return text
 
 
+def _strip_tokens(text: str) -> str:
+    """Template tokens and runs of angle brackets (our markers' remnants), until none re-form."""
+    for _ in range(8):
+        cleaned = _ANGLES.sub("", strip_template_tokens(text))
+        if cleaned == text:
+            break
+        text = cleaned
+    return text
+
+
 def clean_reply(text: str) -> str:
     """The model's reply made presentable: no role prefixes, template tokens, wrapping quotes,
     parroted prompt lines, repeated sentences or half sentence cut by the token limit; one
@@ -312,8 +323,7 @@ def clean_reply(text: str) -> str:
         return ""
     text = _THINK.sub(" ", text[:_RAW_CAP])
     text = "\n".join(strip_controls(line) for line in text.splitlines())
-    text = _cut_at_turn_end(_strip_leading(text))
-    text = strip_template_tokens(text).replace("<<", "").replace(">>", "")
+    text = _strip_tokens(_cut_at_turn_end(_strip_leading(text)))
     text = " ".join(line for line in map(_clean_line, text.split("\n")) if line)
     text = _strip_leading(_WS.sub(" ", text).strip())
     text = _dedupe_sentences(_unquote(text))
@@ -322,4 +332,5 @@ def clean_reply(text: str) -> str:
         head = text[:MAX_REPLY_CHARS]
         end = _last_sentence_end(head)
         text = head[:end] if end >= MAX_REPLY_CHARS // 4 else cut(text, MAX_REPLY_CHARS)
-    return text.strip()
+    # removing markup ("**", bullets) can join the halves of a token: one last pass
+    return _WS.sub(" ", _strip_tokens(text)).strip()

@@ -279,7 +279,8 @@ class LlamaCppModel:
             parsed = None
             if schema is not None:
                 try:
-                    parsed = json.loads(text)
+                    # strict=False: the grammar lets a raw newline into a string
+                    parsed = json.loads(text, strict=False)
                 except json.JSONDecodeError as exc:
                     raise ModelCallError(
                         f"{self._model_id} returned JSON that does not parse ({exc});"

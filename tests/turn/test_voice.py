@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from rilai_desktop.contracts import CouncilDecision, SensorOutput, SpeechAct
 from rilai_desktop.llm.fake import ScriptedLLM
 from rilai_desktop.llm.port import ChatMessage
+from rilai_desktop.turn import voice, voice_prompt
 from rilai_desktop.turn.critics import Critics, blocking
 from rilai_desktop.turn.ports import Recall
 from rilai_desktop.turn.state import TurnState
@@ -30,7 +31,7 @@ from rilai_desktop.turn.voice import (
     voice_messages,
     voice_prompt_text,
 )
-from rilai_desktop.turn.voice_prompt import DEFAULT_SYSTEM, history_messages
+from rilai_desktop.turn.voice_prompt import DEFAULT_SYSTEM, PROMPTS_DIR, history_messages
 
 TEMPLATE_TOKENS = ("<|im_start|>", "<|im_end|>", "<|endoftext|>", "[INST]", "<<SYS>>", "[/INST]")
 STANDING_DO_NOT = ["claim human feelings or a body", "mention history that memory does not hold"]
@@ -525,3 +526,17 @@ def test_clean_reply_never_raises_and_stays_clean(raw: str) -> None:
     assert "<<<" not in out and ">>>" not in out
     for token in TEMPLATE_TOKENS:
         assert token not in out
+
+
+def test_built_in_texts_match_the_shipped_prompt_files() -> None:
+    """The code's fallbacks (used when a file is missing) say what the files say."""
+    folder = PROMPTS_DIR / "voice"
+    assert voice_prompt.system_prompt() == DEFAULT_SYSTEM
+    for intent in INTENTS:
+        assert voice_prompt.intent_line(intent) == voice_prompt.DEFAULT_INTENT_LINES[intent]
+    fallbacks = voice_prompt.parse_sections((folder / "fallback.md").read_text())
+    assert {k: v[0] for k, v in fallbacks.items()} == dict(voice.DEFAULT_FALLBACKS)
+    safety = voice_prompt.parse_sections((folder / "safety.md").read_text())
+    assert safety["resources"] == [voice.DEFAULT_RESOURCES]
+    for kind, variants in voice.DEFAULT_SAFETY.items():
+        assert set(variants) <= set(safety[kind])

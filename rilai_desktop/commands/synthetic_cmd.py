@@ -12,19 +12,15 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 from pathlib import Path
 from typing import Any
 
 from rilai_desktop.commands._context import Context
 from rilai_desktop.errors import ScenarioError
+from rilai_desktop.turn.critic_patterns import ADVICE_STRONG
 from rilai_desktop.turn.result import TurnResult
 
-_ADVICE = re.compile(
-    r"\b(you should|try to|have you tried|i recommend|consider \w+ing|make sure|"
-    r"it might help to|why don't you)\b",
-    re.IGNORECASE,
-)
+_ADVICE = ADVICE_STRONG  # the premature-advice critic's own patterns, not a third copy
 EXPECT_KEYS = ("intent", "speak", "safety_interrupt", "no_advice", "min_agents", "quarantined")
 
 

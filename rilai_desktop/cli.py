@@ -158,12 +158,14 @@ def build_parser() -> argparse.ArgumentParser:
     sense.add_argument("--split", default="test", metavar="tune|test|all", help="default test")
 
     bench = sub.add_parser("bench", parents=[common], help="benchmarks against bare libraries")
-    bench.add_argument("name", choices=["eventlog", "llm", "memory", "turn"])
+    bench.add_argument("name", choices=["eventlog", "llm", "memory", "turn", "daemon"])
     bench.add_argument("--events", type=int, default=20000, help="eventlog: events per run")
     bench.add_argument("--repeats", type=int, default=3, help="runs per side (best is kept)")
     bench.add_argument("--tiers", default="installed", help="llm: comma list or 'installed'")
     bench.add_argument("--items", default="10000,100000", help="memory: comma list of item counts")
     bench.add_argument("--messages", type=int, default=20, help="turn: how many of the 20")
+    bench.add_argument("--hours", type=float, default=24.0, help="daemon: simulated hours of ticks")
+    _add_daemon(sub, common)
     return parser
 
 
@@ -230,6 +232,33 @@ def _add_memory(sub: Any, common: argparse.ArgumentParser) -> None:
     cat_show.add_argument("name", metavar="NAME")
 
 
+def _add_daemon(sub: Any, common: argparse.ArgumentParser) -> None:
+    daemon = sub.add_parser("daemon", parents=[common], help="the background daemon")
+    dsub = daemon.add_subparsers(dest="daemon_command", metavar="ACTION", required=True)
+    run = dsub.add_parser("run", parents=[common], help="run it headless, printing its events")
+    run.add_argument("--interval", type=float, help="tick seconds (default: daemon.tick_seconds)")
+    run.add_argument("--seconds", type=float, help="stop after this many seconds")
+    dsub.add_parser("status", parents=[common], help="its jobs and when they run next")
+    maint = dsub.add_parser("maintenance", parents=[common], help="run maintenance once, now")
+    maint.add_argument("--dry-run", action="store_true", help="say what would be done")
+
+    nudges = sub.add_parser("nudges", parents=[common], help="proactive check-ins")
+    nsub = nudges.add_subparsers(dest="nudges_command", metavar="ACTION", required=True)
+    ls = nsub.add_parser("list", parents=[common], help="recent nudges and pending ones")
+    ls.add_argument("--limit", type=int, default=20)
+    snooze = nsub.add_parser("snooze", parents=[common], help="no nudges for a while")
+    snooze.add_argument("duration", nargs="?", default="1h", help="e.g. 30m, 2h (default 1h)")
+    nsub.add_parser("mute", parents=[common], help="no nudges until tomorrow")
+    nsub.add_parser("unmute", parents=[common], help="lift a snooze or a mute")
+    settings = nsub.add_parser("settings", parents=[common], help="show or change settings")
+    settings.add_argument("--on", action="store_true", help="turn nudges on")
+    settings.add_argument("--off", action="store_true", help="turn nudges off")
+    sim = nsub.add_parser("simulate", parents=[common], help="play a day on a fake clock")
+    sim.add_argument("--hours", type=float, default=24.0)
+    sim.add_argument("--scenario", help="a scenario JSONL (default: the built-in day)")
+    sim.add_argument("--start", help="ISO start time (default: today 07:00 local)")
+
+
 def _has_display() -> bool:
     if sys.platform in ("win32", "darwin"):
         return True
@@ -242,7 +271,7 @@ def _not_built(what: str, issue: str) -> NotBuiltYetError:
         recovery_suggestions=[
             "What works today: rilai status, rilai doctor, rilai models ..., rilai query ...,"
             " rilai config ..., rilai memory ..., rilai chat, rilai shell, rilai synthetic,"
-            " rilai sense, rilai bench eventlog|llm|memory|turn",
+            " rilai sense, rilai daemon ..., rilai nudges ..., rilai bench ...",
         ],
     )
 
@@ -302,7 +331,19 @@ def dispatch(args: argparse.Namespace) -> int:
             from rilai_desktop.commands import sense_cmd
 
             return sense_cmd.run(args, ctx)
+        if command == "daemon":
+            from rilai_desktop.commands import daemon_cmd
+
+            return daemon_cmd.run(args, ctx)
+        if command == "nudges":
+            from rilai_desktop.commands import nudges_cmd
+
+            return nudges_cmd.run(args, ctx)
         if command == "bench":
+            if args.name == "daemon":
+                from rilai_desktop.bench import daemon as daemon_bench
+
+                return daemon_bench.run(args, ctx)
             if args.name == "llm":
                 from rilai_desktop.bench import llm as llm_bench
 

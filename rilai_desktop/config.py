@@ -94,6 +94,33 @@ class MemorySettings(_Section):
 
 class DaemonSettings(_Section):
     tick_seconds: int = Field(default=60, ge=1, le=86400, description="daemon tick interval")
+    modulator_half_life_minutes: float = Field(
+        default=90.0, gt=0, le=100_000, description="modulators halve their distance to baseline"
+    )
+    stance_half_life_minutes: float = Field(
+        default=240.0, gt=0, le=100_000, description="the stance halves its distance to baseline"
+    )
+    maintenance_hours: float = Field(
+        default=6.0, gt=0, le=720, description="hours between maintenance runs"
+    )
+    backups_keep: int = Field(default=5, ge=1, le=100, description="rotating database backups")
+    resource_retention_days: int = Field(
+        default=90, ge=1, le=36500, description="days raw conversation resources are kept"
+    )
+
+
+_HHMM = r"^([01][0-9]|2[0-3]):[0-5][0-9]$"
+
+
+class NudgeSettings(_Section):
+    enabled: bool = Field(default=True, description="proactive check-ins on or off")
+    per_hour: int = Field(default=3, ge=0, le=60, description="nudge budget per hour (cost units)")
+    per_day: int = Field(default=12, ge=0, le=500, description="nudge budget per day (cost units)")
+    quiet_start: str = Field(default="22:00", pattern=_HHMM, description="quiet hours begin")
+    quiet_end: str = Field(default="08:00", pattern=_HHMM, description="quiet hours end")
+    cooldown_hours: float = Field(
+        default=6.0, ge=0, le=720, description="hours before the same condition may nudge again"
+    )
 
 
 class UISettings(_Section):
@@ -107,6 +134,7 @@ class Settings(_Section):
     embedding: EmbeddingSettings = Field(default_factory=EmbeddingSettings)
     memory: MemorySettings = Field(default_factory=MemorySettings)
     daemon: DaemonSettings = Field(default_factory=DaemonSettings)
+    nudges: NudgeSettings = Field(default_factory=NudgeSettings)
     ui: UISettings = Field(default_factory=UISettings)
 
 

@@ -43,6 +43,17 @@ EXPECTED_KEYS = {
     "memory.llm_candidates",
     "memory.journal_retention_days",
     "daemon.tick_seconds",
+    "daemon.modulator_half_life_minutes",
+    "daemon.stance_half_life_minutes",
+    "daemon.maintenance_hours",
+    "daemon.backups_keep",
+    "daemon.resource_retention_days",
+    "nudges.enabled",
+    "nudges.per_hour",
+    "nudges.per_day",
+    "nudges.quiet_start",
+    "nudges.quiet_end",
+    "nudges.cooldown_hours",
     "ui.theme",
 }
 

@@ -208,6 +208,15 @@ class ProactiveNudge(Payload):
     reason: str
     suggestion: str
     context: dict[str, Any]
+    level: int = Field(default=0, ge=0, le=4, description="ladder: L0 log … L4 notification")
+
+
+class ModulatorsDecayed(Payload):
+    """Ours: what the daemon's decay moved (``before``/``after``/``delta`` per dimension)."""
+
+    elapsed_s: float = Field(ge=0)
+    modulators: dict[str, dict[str, float]]
+    stance: dict[str, dict[str, float]]
 
 
 class ErrorPayload(Payload):
@@ -247,6 +256,7 @@ PAYLOAD_MODELS: dict[EventKind, type[Payload]] = {
     EventKind.MODEL_CALL_COMPLETED: ModelCallCompleted,
     EventKind.DAEMON_TICK: DaemonTick,
     EventKind.PROACTIVE_NUDGE: ProactiveNudge,
+    EventKind.MODULATORS_DECAYED: ModulatorsDecayed,
     EventKind.ERROR: ErrorPayload,
 }
 

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from rilai_desktop.contracts import EventKind
+from rilai_desktop.llm.constrained import ConstrainedDecoder, GrammarSampler, utf8_pieces
 from rilai_desktop.llm.errors import (
     ModelCallError,
     ModelFileCorruptError,
@@ -72,7 +73,8 @@ class LlamaCppModel:
         self._model_id = model_id or self.path.stem
         self._on_event = on_event
         self._lock = threading.Lock()
-        self._grammars: dict[str, Any] = {}
+        self._grammars: dict[str, GrammarSampler] = {}
+        self._decoder: ConstrainedDecoder | None = None
         self.last_cached_prompt_tokens = 0
         check_file(self.path, expected_size=expected_size)
         o = self.options
@@ -186,8 +188,8 @@ class LlamaCppModel:
         return completion
 
     # ── the work ────────────────────────────────────────────────────────────
-    def _grammar(self, schema: Mapping[str, Any]) -> Any:
-        from llama_cpp.llama_grammar import LlamaGrammar, json_schema_to_gbnf
+    def _grammar(self, schema: Mapping[str, Any]) -> GrammarSampler:
+        from llama_cpp.llama_grammar import json_schema_to_gbnf
 
         key = json.dumps(schema, sort_keys=True)
         if key not in self._grammars:
@@ -196,8 +198,49 @@ class LlamaCppModel:
             # model otherwise spends a decode step on each one.
             gbnf = json_schema_to_gbnf(json.dumps(schema))
             gbnf = gbnf.replace('space ::= " "?', 'space ::= ""')
-            self._grammars[key] = LlamaGrammar.from_string(gbnf, verbose=False)
-        return self._grammars[key]
+            self._grammars[key] = GrammarSampler(self._llm._model.vocab, gbnf)
+        sampler: GrammarSampler = self._grammars[key]
+        return sampler
+
+    def _pieces(
+        self,
+        prompt: str,
+        tokens: list[int],
+        grammar: GrammarSampler | None,
+        max_tokens: int,
+        temperature: float,
+        stop: list[str],
+    ) -> Iterator[tuple[str, str | None]]:
+        """(text piece, finish reason or None) — the grammar path or the library's own."""
+        llm = self._llm
+        if grammar is not None:
+            if self._decoder is None:
+                self._decoder = ConstrainedDecoder(llm)
+            self._decoder.prefill(tokens)
+            count = 0
+
+            def counted() -> Iterator[int]:
+                nonlocal count
+                for token in self._decoder.tokens(  # type: ignore[union-attr]
+                    grammar, max_tokens, temperature, self.options.seed
+                ):
+                    count += 1
+                    yield token
+
+            for piece in utf8_pieces(llm, counted()):
+                yield piece, None
+            yield "", "length" if count >= max_tokens else "stop"
+            return
+        chunks: Iterator[Any] = llm.create_completion(  # type: ignore[assignment]
+            prompt,
+            max_tokens=max_tokens,
+            temperature=temperature,
+            stop=stop or None,
+            stream=True,
+        )
+        for chunk in chunks:
+            choice = chunk["choices"][0]
+            yield choice.get("text") or "", choice.get("finish_reason")
 
     def _cached_prefix(self, tokens: list[int]) -> int:
         """How many prompt tokens llama-cpp-python will reuse from the KV cache."""
@@ -254,18 +297,10 @@ class LlamaCppModel:
             parts: list[str] = []
             finish: str | None = None
             try:
-                chunks: Iterator[Any] = llm.create_completion(  # type: ignore[assignment]
-                    prompt,
-                    max_tokens=max_tokens,
-                    temperature=temperature,
-                    stop=stop or None,
-                    stream=True,
-                    grammar=grammar,
-                )
-                for chunk in chunks:
-                    choice = chunk["choices"][0]
-                    text = choice.get("text") or ""
-                    finish = choice.get("finish_reason") or finish
+                for text, reason in self._pieces(
+                    prompt, tokens, grammar, max_tokens, temperature, stop
+                ):
+                    finish = reason or finish
                     if text:
                         if first is None:
                             first = time.perf_counter()
@@ -328,4 +363,7 @@ class LlamaCppModel:
 
     def close(self) -> None:
         with self._lock:
+            for sampler in self._grammars.values():
+                sampler.close()
+            self._grammars.clear()
             self._llm.close()

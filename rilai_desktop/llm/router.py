@@ -24,6 +24,13 @@ from rilai_desktop.llm.port import LLM
 EventSink = Callable[[EventKind, dict[str, Any]], None]
 ModelFactory = Callable[[ModelEntry, Path], LLM]
 ROLES = ("agents", "council", "voice", "escalation", "extraction", "consolidation")
+# Roles that get their own llama.cpp context even when they share a file with another
+# role. The voice's prompt (static system + the whole conversation) is long and grows by
+# one exchange per turn; with a context of its own that prefix stays in the KV cache from
+# turn to turn instead of being evicted by the council's and the critics' short calls on
+# the same medium model. The weights are mmapped, so the second context costs only its
+# KV cache and compute buffers (about 60 MB for the 0.5B model at n_ctx 4096).
+DEDICATED_ROLES = frozenset({"voice"})
 
 
 class ModelRouter:
@@ -43,7 +50,7 @@ class ModelRouter:
         self.roles = roles
         self._factory = factory
         self._on_event = on_event
-        self._loaded: dict[Path, LLM] = {}
+        self._loaded: dict[tuple[Path, str], LLM] = {}  # (file, slot) -> loaded model
         self._lock = threading.Lock()
         self.resolved: dict[str, str] = {}  # requested tier -> tier actually used
 
@@ -53,9 +60,10 @@ class ModelRouter:
         return str(getattr(self.roles, role))
 
     def for_role(self, role: str) -> LLM:
-        return self.for_tier(self.tier_for_role(role))
+        slot = role if role in DEDICATED_ROLES else ""
+        return self.for_tier(self.tier_for_role(role), slot=slot)
 
-    def for_tier(self, tier: str) -> LLM:
+    def for_tier(self, tier: str, *, slot: str = "") -> LLM:
         order = FALLBACK_ORDER.get(tier, (tier,))
         if not self.llm_settings.fallback:
             order = (tier,)
@@ -64,7 +72,7 @@ class ModelRouter:
             entry = self.manifest.for_tier(candidate)
             path = entry.path_in(self.models_dir).resolve()
             try:
-                model = self._load(entry, path)
+                model = self._load(entry, path, slot)
             except ModelError as exc:
                 problems.append(f"{candidate}: {exc.message}")
                 if candidate != order[-1]:
@@ -80,12 +88,12 @@ class ModelRouter:
             ],
         )
 
-    def _load(self, entry: ModelEntry, path: Path) -> LLM:
+    def _load(self, entry: ModelEntry, path: Path, slot: str = "") -> LLM:
         with self._lock:
-            model = self._loaded.get(path)
+            model = self._loaded.get((path, slot))
             if model is None:
                 model = self._factory(entry, path)
-                self._loaded[path] = model
+                self._loaded[(path, slot)] = model
             return model
 
     def _emit_fallback(self, tier: str, failed: str, exc: ModelError) -> None:
@@ -102,7 +110,7 @@ class ModelRouter:
             )
 
     def loaded_models(self) -> list[str]:
-        return sorted(str(p) for p in self._loaded)
+        return sorted({str(path) for path, _ in self._loaded})
 
     def close(self) -> None:
         with self._lock:

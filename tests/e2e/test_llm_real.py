@@ -126,3 +126,40 @@ def test_second_call_reuses_a_400_token_prefix(model: LlamaCppModel) -> None:
     assert first.usage.prompt_tokens >= 400
     assert first.usage.cached_prompt_tokens == 0
     assert second.usage.cached_prompt_tokens >= 400, second.usage
+
+
+def test_a_grammar_call_leaves_the_kv_cache_consistent(model: LlamaCppModel) -> None:
+    """The constrained decoder (llm/constrained.py) drives the context itself; afterwards a
+    plain greedy call that reuses the cached prefix must produce exactly what a fresh
+    context produces for the same prompt."""
+    schema = agent_reply_schema(("observation", "concern"), max_claims=1, min_claims=1)
+    system = f"{AGENT_SYSTEM} The user says: my landlord wants me out by Friday."
+    agent = model.complete(
+        [{"role": "system", "content": system}, {"role": "user", "content": "Report now."}],
+        schema=schema,
+        max_tokens=AGENT_REPLY_MAX_TOKENS,
+        temperature=0.2,
+    )
+    assert isinstance(agent, Completion)
+    assert isinstance(agent.parsed, dict) and len(agent.parsed["claims"]) == 1
+    follow = [{"role": "system", "content": system}, {"role": "user", "content": "Say ok."}]
+    cached = model.complete(follow, max_tokens=12, temperature=0.0)
+    assert isinstance(cached, Completion)
+    assert cached.usage.cached_prompt_tokens > 20
+    model.reset_cache()
+    fresh = model.complete(follow, max_tokens=12, temperature=0.0)
+    assert isinstance(fresh, Completion)
+    assert fresh.usage.cached_prompt_tokens == 0
+    assert cached.text == fresh.text
+
+
+def test_a_grammar_call_cut_by_max_tokens_says_so(model: LlamaCppModel) -> None:
+    schema = agent_reply_schema(("observation",), max_claims=1, min_claims=1)
+    with pytest.raises(Exception) as info:
+        model.complete(
+            [{"role": "user", "content": "Describe a long day in detail."}],
+            schema=schema,
+            max_tokens=5,
+            temperature=0.2,
+        )
+    assert "length" in str(info.value) or "parse" in str(info.value)

@@ -163,10 +163,15 @@ def test_roles_map_to_tiers_from_settings(
     router = make_router("small", "medium", "large", roles=roles)
     assert router.for_role("agents").model_id == "large-model"
     assert router.for_role("voice").model_id == "small-model"
-    assert router.for_role("council") is router.for_role("voice")
+    assert router.for_role("council").model_id == "small-model"
     assert router.for_role("extraction").model_id == "medium-model"  # default: medium
+    assert router.for_role("consolidation") is router.for_role("extraction")
     assert {c[0] for c in factory.calls} == {"small-model", "medium-model", "large-model"}
-    assert len(factory.calls) == 3
+    # the voice has a context of its own (its long prompt stays cached between turns)
+    assert router.for_role("council") is not router.for_role("voice")
+    assert router.for_role("voice") is router.for_role("voice")
+    assert len(factory.calls) == 4
+    assert len(router.loaded_models()) == 3  # files, not contexts
 
 
 def test_default_roles(make_router: Callable[..., ModelRouter]) -> None:

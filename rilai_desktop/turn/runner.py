@@ -76,6 +76,18 @@ class TurnRunner:
     def session_id(self) -> str:
         return self.session.session_id
 
+    @property
+    def running(self) -> bool:
+        """True while a turn runs: the daemon neither decays nor nudges meanwhile."""
+        return self._lock.locked()
+
+    @property
+    def turn_lock(self) -> threading.Lock:
+        """Held for the whole of a turn. Code outside a turn that changes the session's
+        stance/modulators (the daemon's decay) takes it without blocking, so a turn never
+        starts from, or overwrites, a half-applied change."""
+        return self._lock
+
     def reset(self) -> str:
         """Start a new session: the conversation starts over; memory and stance stay."""
         old = self.session
@@ -127,7 +139,9 @@ class TurnRunner:
             publish(self.events.append(sid, turn_id, kind, dict(payload)))
 
         text, notes = clean_input(raw)
-        history = self.session.history[-self.settings.history_messages :]
+        # Twice the voice's window: voice_prompt.history_messages picks a window start that
+        # stays put across turns (KV-cache reuse); given only the window it would slide.
+        history = self.session.history[-2 * self.settings.history_messages :]
         state = TurnState(
             sid,
             turn_id,

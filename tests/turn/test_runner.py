@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 from rilai_desktop.contracts import EventKind
 from rilai_desktop.llm.errors import ModelCallError
 from rilai_desktop.turn.agencies import ALWAYS_ON
@@ -206,3 +208,18 @@ def test_reset_starts_a_new_conversation_but_keeps_memory(rig: Rig) -> None:
     result = rig.runner.run_turn("What's my cat called again, Pixel?")
     assert result.turn_id == 1
     assert rig.memory.facts
+
+
+def test_the_voice_history_window_start_stays_put_across_turns(rig: Rig) -> None:
+    """The runner hands the voice more history than its window, so the window start (and
+    with it llama.cpp's cached prompt prefix) does not slide by one exchange every turn."""
+    messages = [f"Here is thing number {i} about my week, {'x' * i}." for i in range(12)]
+    prefixes: list[tuple[str, ...]] = []
+    for text in messages:
+        rig.runner.run_turn(text)
+        first = rig.voice.requests[-1].messages
+        history = tuple(m.content for m in first[1:3])  # the two oldest history messages
+        prefixes.append(history)
+    later = prefixes[5:]  # once the conversation is longer than the window
+    kept = sum(1 for a, b in itertools.pairwise(later) if a == b)
+    assert kept >= 2, prefixes

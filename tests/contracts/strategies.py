@@ -445,7 +445,23 @@ PAYLOAD_STRATEGIES: dict[EventKind, st.SearchStrategy[dict[str, Any]]] = {
     ),
     EventKind.DAEMON_TICK: _payload({"timestamp": finite_floats}),
     EventKind.PROACTIVE_NUDGE: _payload(
-        {"reason": text(), "suggestion": text(), "context": json_dicts}
+        {"reason": text(), "suggestion": text(), "context": json_dicts},
+        {"level": st.integers(min_value=0, max_value=4)},
+    ),
+    EventKind.MODULATORS_DECAYED: _payload(
+        {
+            "elapsed_s": st.floats(min_value=0, max_value=1e7, allow_nan=False),
+            "modulators": st.dictionaries(
+                st.sampled_from(["arousal", "fatigue"]),
+                st.fixed_dictionaries({"before": finite_floats, "after": finite_floats}),
+                max_size=2,
+            ),
+            "stance": st.dictionaries(
+                st.sampled_from(["strain", "valence"]),
+                st.fixed_dictionaries({"after": finite_floats}),
+                max_size=2,
+            ),
+        }
     ),
     EventKind.ERROR: _payload({"error": text()}, {"traceback": st.none() | text()}),
 }

@@ -195,7 +195,7 @@ def test_event_kinds_are_the_seeds_plus_ours() -> None:
 
 
 def test_payload_models_cover_the_documented_kinds() -> None:
-    ours = {"TURN_ABORTED", "MEMORY_ITEM_UPDATED", "MEMORY_INDEX_REBUILT"}
+    ours = {"TURN_ABORTED", "MEMORY_ITEM_UPDATED", "MEMORY_INDEX_REBUILT", "MODULATORS_DECAYED"}
     assert {k.name for k in PAYLOAD_MODELS} == SEED_DOCUMENTED_PAYLOADS | set(
         SEED_003_MEMORY_KINDS
     ) | ours

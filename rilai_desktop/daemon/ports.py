@@ -34,8 +34,8 @@ class EventReader(Protocol):
 
     def events(
         self,
-        session_id: str | None = None,
         *,
+        session_id: str | None = None,
         kind: EventKind | list[EventKind] | None = None,
         limit: int | None = None,
         newest_first: bool = False,

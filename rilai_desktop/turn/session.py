@@ -2,8 +2,13 @@
 
 - the conversation: TURN_STARTED user_input and TURN_COMPLETED response, this session only
   (``/reset`` starts a new session: memory stays, the conversation starts over);
-- the stance and the modulators: the ``current`` of the last STANCE_UPDATED and
-  MODULATORS_UPDATED (any session: Rilai's state carries over);
+- the stance and the modulators (any session: Rilai's state carries over): the newest of
+  STANCE_UPDATED (``current``) / MODULATORS_DECAYED (``stance.*.after``) for the stance, and
+  of MODULATORS_UPDATED / MODULATORS_DECAYED (``modulators.*.after``) for the modulators,
+  stamped with that event's wall time, so the daemon's decay carries on from there;
+- nudges the person saw inline (PROACTIVE_NUDGE in this session, level ≥ 3,
+  ``context["delivered"]`` true) are assistant messages in the history, in log order, so
+  answering a nudge is a normal turn that sees what it answers;
 - when each agent last ran (cooldowns): the wall time of its last AGENT_STARTED.
 """
 
@@ -11,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Any
 
 from rilai_desktop.contracts import EngineEvent, EventKind, GlobalModulators, StanceVector
@@ -18,6 +24,9 @@ from rilai_desktop.contracts.workspace import MODULATOR_NAMES, STANCE_DIMENSIONS
 from rilai_desktop.turn.ports import EventStore
 
 HISTORY_KEEP = 40  # messages kept in memory for the prompt builders (they use fewer)
+INLINE_NUDGE_LEVEL = 3  # L3 inline message, L4 notification: the person saw these words
+_STANCE_SOURCES = [EventKind.STANCE_UPDATED, EventKind.MODULATORS_DECAYED]
+_MODULATOR_SOURCES = [EventKind.MODULATORS_UPDATED, EventKind.MODULATORS_DECAYED]
 
 
 @dataclass
@@ -34,6 +43,54 @@ class SessionState:
             self.history.append({"role": "assistant", "content": reply, "turn_id": turn_id})
         del self.history[:-HISTORY_KEEP]
 
+    def add_nudge(self, text: str, turn_id: int = 0) -> None:
+        """A nudge the person saw, as an assistant message (its reply answers it)."""
+        self.history.append(
+            {"role": "assistant", "content": text, "turn_id": turn_id, "nudge": True}
+        )
+        del self.history[:-HISTORY_KEEP]
+
+
+def nudge_text(event: EngineEvent) -> str | None:
+    """The words of a PROACTIVE_NUDGE the person saw inline (level ≥ 3, delivered), else
+    None: logged-only, digest and on-open nudges, undelivered ones and odd payloads."""
+    if event.kind is not EventKind.PROACTIVE_NUDGE:
+        return None
+    payload = event.payload
+    level, context = payload.get("level"), payload.get("context")
+    if isinstance(level, bool) or not isinstance(level, int) or level < INLINE_NUDGE_LEVEL:
+        return None
+    if not isinstance(context, dict) or context.get("delivered") is not True:
+        return None
+    for key in ("suggestion", "reason"):
+        text = payload.get(key)
+        if isinstance(text, str) and text.strip():
+            return text.strip()
+    return None
+
+
+def stance_values(event: EngineEvent) -> dict[str, float]:
+    """The stance an event leaves behind: STANCE_UPDATED ``current`` or MODULATORS_DECAYED
+    ``stance.*.after`` (numbers only; anything odd is left out)."""
+    return _affect(event, "current", "stance", STANCE_DIMENSIONS)
+
+
+def modulator_values(event: EngineEvent) -> dict[str, float]:
+    """The modulators an event leaves behind (MODULATORS_UPDATED / MODULATORS_DECAYED)."""
+    return _affect(event, "current", "modulators", MODULATOR_NAMES)
+
+
+def _affect(
+    event: EngineEvent, current: str, decayed: str, names: tuple[str, ...]
+) -> dict[str, float]:
+    if event.kind is EventKind.MODULATORS_DECAYED:
+        changes = event.payload.get(decayed)
+        if not isinstance(changes, dict):
+            return {}
+        afters = {k: v.get("after") for k, v in changes.items() if isinstance(v, dict)}
+        return _bounded(afters, names)
+    return _bounded(event.payload.get(current), names)
+
 
 def _bounded(values: Any, names: tuple[str, ...]) -> dict[str, float]:
     if not isinstance(values, dict):
@@ -41,7 +98,7 @@ def _bounded(values: Any, names: tuple[str, ...]) -> dict[str, float]:
     out: dict[str, float] = {}
     for name in names:
         value = values.get(name)
-        if isinstance(value, int | float):
+        if isinstance(value, int | float) and not isinstance(value, bool):
             out[name] = float(value)
     return out
 
@@ -52,14 +109,19 @@ def restore(events: EventStore, session_id: str) -> SessionState:
     started: dict[int, str] = {}
     for event in events.events(
         session_id=session_id,
-        kind=[EventKind.TURN_STARTED, EventKind.TURN_COMPLETED, EventKind.TURN_ABORTED],
+        kind=[
+            EventKind.TURN_STARTED,
+            EventKind.TURN_COMPLETED,
+            EventKind.TURN_ABORTED,
+            EventKind.PROACTIVE_NUDGE,
+        ],
     ):
         _apply_conversation(state, started, event)
-    for kind, apply in (
-        (EventKind.STANCE_UPDATED, _apply_stance),
-        (EventKind.MODULATORS_UPDATED, _apply_modulators),
+    for kinds, apply in (
+        (_STANCE_SOURCES, _apply_stance),
+        (_MODULATOR_SOURCES, _apply_modulators),
     ):
-        last = events.events(kind=kind, limit=1, newest_first=True)
+        last = events.events(kind=kinds, limit=1, newest_first=True)
         if last:
             apply(state, last[0])
     for event in events.events(kind=EventKind.AGENT_STARTED, limit=400, newest_first=True):
@@ -77,15 +139,24 @@ def _apply_conversation(state: SessionState, started: dict[int, str], event: Eng
         state.add_exchange(started.pop(event.turn_id), str(reply or ""), event.turn_id)
     elif event.kind is EventKind.TURN_ABORTED:
         started.pop(event.turn_id, None)
+    elif (text := nudge_text(event)) is not None:
+        state.add_nudge(text, event.turn_id)
+
+
+def _wall(event: EngineEvent) -> datetime:
+    return event.ts_wall.astimezone(UTC)
 
 
 def _apply_stance(state: SessionState, event: EngineEvent) -> None:
-    values = _bounded(event.payload.get("current"), STANCE_DIMENSIONS)
+    values = stance_values(event)
+    turn_id = event.turn_id if event.kind is EventKind.STANCE_UPDATED else state.stance.turn_id
     with contextlib.suppress(ValueError):  # out of range (an older version): keep defaults
-        state.stance = StanceVector(**values, turn_id=event.turn_id)
+        state.stance = StanceVector(
+            **values, turn_id=turn_id, last_update_ts=_wall(event).timestamp()
+        )
 
 
 def _apply_modulators(state: SessionState, event: EngineEvent) -> None:
-    values = _bounded(event.payload.get("current"), MODULATOR_NAMES)
+    values = modulator_values(event)
     with contextlib.suppress(ValueError):
-        state.modulators = GlobalModulators(**values)
+        state.modulators = GlobalModulators(**values, last_update=_wall(event))

@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING, Any
 from rilai_desktop.config import Settings
 
 if TYPE_CHECKING:
+    from rilai_desktop.daemon.ports import Clock, Delivery, EventSink, LiveState, NudgeRunner
+    from rilai_desktop.daemon.service import Daemon
     from rilai_desktop.memory.manager import MemoryManager
     from rilai_desktop.turn.runner import TurnRunner
 from rilai_desktop.contracts import EventKind
@@ -192,3 +194,138 @@ def build_companion(core: Core, *, session_id: str | None = None) -> Companion:
         session_id=session_id,
     )
     return Companion(core, router, memory, runner)
+
+
+class _LazyMaintenanceTasks:
+    """MaintenanceTasks that open memory only when a pass needs it (a dry run never does).
+
+    ``memory`` is a factory (the shell hands its companion's manager; `rilai daemon` the
+    Context's, which closes it). Without one, memory is built here on first use and
+    closed with the daemon.
+    """
+
+    def __init__(
+        self,
+        core: Core,
+        clock: Any,
+        memory: Callable[[], MemoryManager] | None,
+    ) -> None:
+        self._core, self._clock, self._factory = core, clock, memory
+        self._tasks: Any = None
+        self._owned: MemoryManager | None = None
+
+    def _get(self) -> Any:
+        if self._tasks is None:
+            from rilai_desktop.daemon_maintenance import StoreMaintenance
+
+            if self._factory is not None:
+                memory = self._factory()
+            else:
+                memory = self._owned = build_memory(self._core, auto_consolidate=False)
+            self._tasks = StoreMaintenance(self._core.event_log, memory, clock=self._clock)
+        return self._tasks
+
+    def close(self) -> None:
+        if self._owned is not None:
+            self._owned.close()
+            self._owned = None
+
+    def delete_expired_contexts(self, now: Any) -> int:
+        return int(self._get().delete_expired_contexts(now))
+
+    def cleanup_old_daily(self, retention_days: int) -> int:
+        return int(self._get().cleanup_old_daily(retention_days))
+
+    def apply_resource_retention(self, now: Any, retention_days: int) -> int:
+        return int(self._get().apply_resource_retention(now, retention_days))
+
+    def consolidate_pending(self) -> list[str]:
+        return list(self._get().consolidate_pending())
+
+    def snapshot_index(self, dest: Path) -> Path | None:
+        result = self._get().snapshot_index(dest)
+        return None if result is None else Path(result)
+
+    def optimize_database(self) -> None:
+        self._get().optimize_database()
+
+    def backup_database(self, dest_dir: Path, keep: int) -> Path:
+        return Path(self._get().backup_database(dest_dir, keep))
+
+
+def build_daemon(
+    core: Core,
+    *,
+    runner: TurnRunner | None = None,
+    delivery: Delivery | None = None,
+    clock: Clock | None = None,
+    with_maintenance: bool = True,
+    memory: Callable[[], MemoryManager] | None = None,
+) -> Daemon:
+    """The daemon over the real log: tick + decay, the nudge engine, maintenance.
+
+    With ``runner`` (the shell, the window) the live state is that runner's session and
+    daemon events go to its session; headless (``rilai daemon run``) the state is a
+    projection of the event log. ``delivery`` shows nudges (default: notify-send where
+    present, else the console). Start it with ``daemon.scheduler.DaemonScheduler``.
+    """
+    from rilai_desktop.daemon.clock import SystemClock
+    from rilai_desktop.daemon.maintenance import Maintenance
+    from rilai_desktop.daemon.service import Daemon
+    from rilai_desktop.daemon_state import LogEventSink, LogLiveState, RunnerLiveState
+
+    clock = clock or SystemClock()
+    state: LiveState
+    if runner is not None:
+        live = runner
+        sink = LogEventSink(core.event_log, clock=clock, session_id=lambda: live.session_id)
+        state = RunnerLiveState(runner, clock=clock)
+    else:
+        sink = LogEventSink(core.event_log, clock=clock)
+        state = LogLiveState(core.event_log, clock)
+    nudges = _build_nudges(core, sink, state, clock, delivery)
+    maintenance = None
+    tasks = None
+    if with_maintenance:
+        tasks = _LazyMaintenanceTasks(core, clock, memory)
+        maintenance = Maintenance(
+            tasks, core.settings, core.paths.data_dir, clock, busy=state.turn_running
+        )
+    daemon = Daemon(clock, sink, state, core.settings, nudges, maintenance)
+    if tasks is not None:
+        daemon.on_close(tasks.close)
+    return daemon
+
+
+def _build_nudges(
+    core: Core, sink: EventSink, state: LiveState, clock: Clock, delivery: Delivery | None
+) -> NudgeRunner:
+    """The nudge engine over the log's facts and memory's open goals (no embedding model).
+
+    Its settings are re-read from settings.toml at each run, so `rilai nudges settings
+    --off` reaches a daemon that is already running (a bad file keeps the start-up ones).
+    """
+    from rilai_desktop.config import NudgeSettings, load_settings
+    from rilai_desktop.daemon.delivery import default_delivery
+    from rilai_desktop.daemon.nudges import NudgeControls, NudgeEngine
+    from rilai_desktop.daemon_facts import LogFacts, goals_from_log
+    from rilai_desktop.errors import RilaiError
+
+    def settings() -> NudgeSettings:
+        try:
+            return load_settings(core.paths.settings_file).settings.nudges
+        except RilaiError:
+            return core.settings.nudges
+
+    facts = LogFacts(
+        core.event_log, goals_from_log(core.event_log), clock, turn_running=state.turn_running
+    )
+    return NudgeEngine(
+        clock,
+        sink,
+        facts,
+        settings,
+        delivery if delivery is not None else default_delivery(),
+        core.event_log,
+        NudgeControls.in_data_dir(core.paths.data_dir),
+    )

@@ -37,6 +37,12 @@ class Context:
             self._core = build_core(self.paths, self.loaded.settings)
         return self._core.event_log
 
+    def core(self) -> Core:
+        """The paths, settings and event log (opens the log if needed)."""
+        self.event_log()
+        assert self._core is not None
+        return self._core
+
     def memory(self, *, with_models: bool = True) -> MemoryManager:
         """The memory manager (embedder + index opened, models resolved lazily)."""
         if self._memory is None:

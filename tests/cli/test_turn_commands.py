@@ -17,15 +17,7 @@ from rilai_desktop.errors import ScenarioError
 from rilai_desktop.llm.fake import ScriptedLLM
 from rilai_desktop.turn.factory import build_turn_runner
 from rilai_desktop.turn.fakes import InMemoryTurnMemory, RoleModels
-from tests.turn.conftest import AGENT_REPLY, PROMPTS, VOICE_REPLY
-
-
-class StubRouter:
-    def loaded_models(self) -> list[str]:
-        return ["scripted"]
-
-    def close(self) -> None:
-        pass
+from tests.turn.conftest import AGENT_REPLY, PROMPTS, VOICE_REPLY, StubRouter
 
 
 @pytest.fixture

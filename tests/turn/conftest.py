@@ -27,6 +27,16 @@ AGENT_REPLY = {
 VOICE_REPLY = "That sounds like a full day. I'm glad you told me about it."
 
 
+class StubRouter:
+    """Stands in for the ModelRouter where a command only asks which models are loaded."""
+
+    def loaded_models(self) -> list[str]:
+        return ["scripted"]
+
+    def close(self) -> None:
+        pass
+
+
 @dataclass
 class Rig:
     log: EventLog

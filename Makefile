@@ -45,6 +45,7 @@ bench: setup models-test
 	@$(BIN)/rilai bench llm
 	@$(BIN)/rilai bench memory
 	@$(BIN)/rilai bench turn
+	@$(BIN)/rilai bench daemon
 
 clean-venv:
 	rm -rf $(VENV)

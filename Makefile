@@ -29,11 +29,11 @@ lint:
 	@$(BIN)/ruff format --check rilai_desktop tests tools
 
 typecheck:
-	@echo "== mypy (strict on contracts/, store/, memory/ and turn/)"
+	@echo "== mypy (strict on contracts/, store/, memory/, turn/ and daemon/)"
 	@$(BIN)/mypy rilai_desktop
 
 importlint:
-	@echo "== import-linter (no Qt outside ui/, light contracts/ and turn/)"
+	@echo "== import-linter (no Qt outside ui/, light contracts/ and turn/, daemon/ on ports)"
 	@$(BIN)/lint-imports
 
 unit:

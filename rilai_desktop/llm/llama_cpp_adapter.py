@@ -14,6 +14,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import threading
 import time
@@ -311,17 +312,6 @@ class LlamaCppModel:
             latency = (time.perf_counter() - t0) * 1000
             raw = "".join(parts)
             text, reasoning = split_reasoning(raw)
-            parsed = None
-            if schema is not None:
-                try:
-                    # strict=False: the grammar lets a raw newline into a string
-                    parsed = json.loads(text, strict=False)
-                except json.JSONDecodeError as exc:
-                    raise ModelCallError(
-                        f"{self._model_id} returned JSON that does not parse ({exc});"
-                        f" finish reason {finish}",
-                        recovery_suggestions=["Raise max_tokens if the reply was cut off"],
-                    ) from exc
             completion_tokens = (
                 len(llm.tokenize(raw.encode("utf-8"), add_bos=False, special=True)) if raw else 0
             )
@@ -337,7 +327,7 @@ class LlamaCppModel:
                 usage=usage,
                 latency_ms=latency,
                 finish_reason="length" if finish == "length" else "stop",
-                parsed=parsed,
+                parsed=None,
                 reasoning=reasoning,
                 time_to_first_token_ms=None if first is None else (first - t0) * 1000,
             )
@@ -354,6 +344,20 @@ class LlamaCppModel:
                     "ttft_ms": None if first is None else round((first - t0) * 1000),
                 },
             )
+            # parsed after MODEL_CALL_COMPLETED: a reply cut by max_tokens still was a call
+            parsed = None
+            if schema is not None:
+                try:
+                    # strict=False: the grammar lets a raw newline into a string
+                    parsed = json.loads(text, strict=False)
+                except json.JSONDecodeError as exc:
+                    raise ModelCallError(
+                        f"{self._model_id} returned JSON that does not parse ({exc});"
+                        f" finish reason {finish}",
+                        recovery_suggestions=["Raise max_tokens if the reply was cut off"],
+                    ) from exc
+            if parsed is not None:
+                completion = dataclasses.replace(completion, parsed=parsed)
             yield {"completion": completion}
 
     def reset_cache(self) -> None:

@@ -29,6 +29,9 @@ OBSERVATION_CHARS = 90
 CLAIM_CHARS = 80
 MAX_CLAIMS = 1
 MAX_TOKENS = 120
+# The optional fields' worst case on top (a memory entry of up to 120 characters, a stance
+# step): the grammar bounds every string, so a reply that uses them still closes in budget.
+EXTRA_TOKENS = {"memory_candidates": 60, "stance_delta": 20}
 
 
 class AgentTimeout(Exception):
@@ -61,6 +64,10 @@ class AgentRunner:
         self._clock = clock
         self._schemas: dict[tuple[str, ...], dict[str, Any]] = {}
 
+    @staticmethod
+    def max_tokens_for(spec: AgentSpec) -> int:
+        return MAX_TOKENS + sum(EXTRA_TOKENS.get(o, 0) for o in set(spec.manifest.outputs))
+
     def schema_for(self, spec: AgentSpec) -> dict[str, Any]:
         key = tuple(sorted(o for o in spec.manifest.outputs if o != "claims"))
         if key not in self._schemas:
@@ -91,7 +98,7 @@ class AgentRunner:
         start = self._clock()
         messages = agent_messages(self.system_text, context, spec, followup=followup)
         try:
-            completion = self._call(messages, self.schema_for(spec))
+            completion = self._call(messages, self.schema_for(spec), self.max_tokens_for(spec))
             ms = (self._clock() - start) * 1000
             if not isinstance(completion.parsed, dict):
                 raise ValueError(f"the reply is not a JSON object: {completion.text[:80]!r}")
@@ -123,9 +130,11 @@ class AgentRunner:
             ms,
         )
 
-    def _call(self, messages: list[ChatMessage], schema: dict[str, Any]) -> Completion:
+    def _call(
+        self, messages: list[ChatMessage], schema: dict[str, Any], max_tokens: int = MAX_TOKENS
+    ) -> Completion:
         stream = self.model.complete(
-            messages, schema=schema, max_tokens=MAX_TOKENS, temperature=0.2, stream=True
+            messages, schema=schema, max_tokens=max_tokens, temperature=0.2, stream=True
         )
         if isinstance(stream, Completion):  # an adapter that does not stream
             return stream

@@ -177,3 +177,15 @@ def test_restore_rebuilds_history_stance_and_cooldowns(tmp_path: object) -> None
     assert state.stance.strain == pytest.approx(0.4)
     assert state.stance.valence == pytest.approx(-0.2)
     assert "emotion.stress" in state.last_run
+
+
+def test_agents_with_optional_fields_get_the_tokens_to_close_them() -> None:
+    """A reply that uses the memory/stance fields must still close inside max_tokens: a cut
+    reply is unparseable JSON and the agent fails (seen on the real model)."""
+    registry = load_registry(PROMPTS)
+    budgets = {spec.id: AgentRunner.max_tokens_for(spec) for spec in registry}
+    for spec in registry:
+        outputs = set(spec.manifest.outputs)
+        expected = 120 + 60 * ("memory_candidates" in outputs) + 20 * ("stance_delta" in outputs)
+        assert budgets[spec.id] == expected, spec.id
+    assert len(set(budgets.values())) > 1  # some agents do use the optional fields

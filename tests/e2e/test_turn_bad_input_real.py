@@ -42,9 +42,12 @@ def test_bad_input_on_the_real_models(run: Run, real_models: Path, rilai_home: P
     try:
         session = turns[0]["session_id"]
         for t in turns:
-            kinds = [e.kind for e in log.events(session_id=session, turn_id=t["turn_id"])]
-            assert kinds[-1] is EventKind.TURN_COMPLETED
-            assert EventKind.ERROR not in kinds, t["turn_id"]
+            events = log.events(session_id=session, turn_id=t["turn_id"])
+            assert events[-1].kind is EventKind.TURN_COMPLETED
+            # The only ERROR allowed is the router's notice that an escalation fell back to
+            # a smaller tier (make test installs small + medium, not large).
+            errors = [e.payload for e in events if e.kind is EventKind.ERROR]
+            assert all("failed_tier" in p for p in errors), (t["turn_id"], errors)
         stored = log.connection.execute(
             "SELECT count(*) FROM memory_resources WHERE content LIKE '%hunter2%'"
         ).fetchone()[0]

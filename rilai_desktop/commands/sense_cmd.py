@@ -26,6 +26,7 @@ from rilai_desktop.commands._context import Context
 from rilai_desktop.commands.output import emit_json, table
 from rilai_desktop.contracts.sensor import SENSOR_NAMES, SensorOutput
 from rilai_desktop.errors import RilaiError
+from rilai_desktop.jsonl import object_lines
 from rilai_desktop.turn.sensors import THRESHOLDS, FastSensors
 from rilai_desktop.turn.sensors.evaluation import (
     SPLITS,
@@ -91,15 +92,11 @@ def _bad_line(path: Path, line: int, problem: str) -> SenseInputError:
 def read_jsonl(path: Path) -> list[str]:
     """Every text of a ``{"text": ...}`` JSON Lines file, checked before any is sensed."""
     texts: list[str] = []
-    for number, line in enumerate(_read_file(path, "JSON Lines").splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise _bad_line(path, number, f"not JSON ({exc.msg} at column {exc.colno})") from None
-        if not isinstance(obj, dict):
-            raise _bad_line(path, number, "expected a JSON object")
+
+    def bad(number: int, problem: str) -> SenseInputError:
+        return _bad_line(path, number, problem)
+
+    for number, obj in object_lines(_read_file(path, "JSON Lines"), bad):
         text = obj.get("text")
         if not isinstance(text, str):
             raise _bad_line(path, number, '"text" is missing or not a string')

@@ -17,6 +17,7 @@ from typing import Any
 
 from rilai_desktop.commands._context import Context
 from rilai_desktop.errors import ScenarioError
+from rilai_desktop.jsonl import object_lines
 from rilai_desktop.turn.critic_patterns import ADVICE_STRONG
 from rilai_desktop.turn.result import TurnResult
 
@@ -35,16 +36,12 @@ def load_scenario(path: Path) -> list[dict[str, Any]]:
     except UnicodeDecodeError as exc:
         raise ScenarioError(f"{path} is not UTF-8 text ({exc.reason})") from exc
     steps: list[dict[str, Any]] = []
-    for number, line in enumerate(raw.splitlines(), 1):
-        if not line.strip() or line.lstrip().startswith("#"):
-            continue
-        try:
-            step = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise ScenarioError(f"{path}:{number}: not JSON ({exc.msg})") from exc
-        if not isinstance(step, dict) or not (
-            isinstance(step.get("user"), str) or step.get("reset") is True
-        ):
+
+    def bad(number: int, problem: str) -> ScenarioError:
+        return ScenarioError(f"{path}:{number}: {problem}")
+
+    for number, step in object_lines(raw, bad, comments=True):
+        if not (isinstance(step.get("user"), str) or step.get("reset") is True):
             raise ScenarioError(
                 f'{path}:{number}: each line needs {{"user": "text"}} or {{"reset": true}}'
             )

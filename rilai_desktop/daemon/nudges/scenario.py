@@ -18,7 +18,6 @@ skipped. A bad line stops the command with an error naming the file and the line
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, tzinfo
@@ -27,6 +26,7 @@ from typing import Any, Final
 from rilai_desktop.contracts.workspace import MODULATOR_NAMES, STANCE_DIMENSIONS
 from rilai_desktop.daemon.nudges.controls import NudgeInputError, parse_duration
 from rilai_desktop.daemon.nudges.quiet_hours import local, parse_hhmm
+from rilai_desktop.jsonl import object_lines
 
 ACTIONS: Final = ("user", "goal", "done", "stance", "modulators", "snooze", "mute", "unmute")
 OPTIONAL: Final = {"user": {"turn_s"}, "goal": {"deadline", "kind"}}
@@ -134,16 +134,11 @@ def parse_scenario(text: str, start: datetime, tz: tzinfo | None, source: str) -
     """Every step of a scenario, checked before any is played."""
     steps: list[Step] = []
     previous = start
-    for number, line in enumerate(text.splitlines(), 1):
-        stripped = line.strip()
-        if not stripped or stripped.startswith("#"):
-            continue
-        try:
-            obj = json.loads(stripped)
-        except json.JSONDecodeError as exc:
-            raise _bad(source, number, f"not JSON ({exc.msg} at column {exc.colno})") from None
-        if not isinstance(obj, dict):
-            raise _bad(source, number, "expected a JSON object")
+
+    def bad(number: int, problem: str) -> NudgeInputError:
+        return _bad(source, number, problem)
+
+    for number, obj in object_lines(text, bad, comments=True):
         at_text = obj.get("at")
         if not isinstance(at_text, str):
             raise _bad(source, number, '"at" is missing or not a string ("08:15" or "+30m")')

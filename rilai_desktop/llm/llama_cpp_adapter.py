@@ -2,7 +2,9 @@
 
 - The chat template comes from the GGUF metadata; without one, the documented ChatML
   fallback (gguf.CHATML_TEMPLATE) is used, or NoChatTemplateError when the settings say so.
-- A JSON schema becomes a llama.cpp grammar (never regex repair); ``parsed`` holds the
+- A JSON schema is followed by the structured writer (``json_plan`` + ``json_writer``: the
+  schema's fixed text is batched, only choices and string contents are decoded) when it
+  fits that subset, else it becomes a llama.cpp grammar (never regex repair); ``parsed`` holds the
   decoded object and callers still validate it against their pydantic contract.
 - Prompts that share a prefix with the previous call on this model reuse the KV cache
   (llama-cpp-python keeps the evaluated tokens and only decodes the new suffix); the number
@@ -14,6 +16,7 @@
 
 from __future__ import annotations
 
+import codecs
 import dataclasses
 import json
 import threading
@@ -32,6 +35,8 @@ from rilai_desktop.llm.errors import (
     PromptTooLongError,
 )
 from rilai_desktop.llm.gguf import CHATML_TEMPLATE, check_file
+from rilai_desktop.llm.json_plan import Node, UnsupportedSchema, compile_schema
+from rilai_desktop.llm.json_writer import JsonWriter, LlamaTokens, ReplyCut, VocabTable
 from rilai_desktop.llm.port import (
     ChatMessage,
     Completion,
@@ -48,6 +53,7 @@ EventSink = Callable[[EventKind, dict[str, Any]], None]
 class LlamaOptions:
     n_ctx: int = 4096
     n_threads: int = 1
+    n_threads_batch: int | None = None  # prompt processing; None: n_threads
     n_gpu_layers: int = 0
     n_batch: int = 512
     seed: int = 1234
@@ -75,7 +81,11 @@ class LlamaCppModel:
         self._on_event = on_event
         self._lock = threading.Lock()
         self._grammars: dict[str, GrammarSampler] = {}
+        self._plans: dict[str, Node | None] = {}  # None: the schema needs the grammar path
         self._decoder: ConstrainedDecoder | None = None
+        self._tokens: LlamaTokens | None = None
+        self._table: VocabTable | None = None
+        self.structured = True  # False: always the grammar sampler (benchmarks, tests)
         self.last_cached_prompt_tokens = 0
         check_file(self.path, expected_size=expected_size)
         o = self.options
@@ -84,7 +94,7 @@ class LlamaCppModel:
                 model_path=str(self.path),
                 n_ctx=o.n_ctx,
                 n_threads=o.n_threads,
-                n_threads_batch=o.n_threads,
+                n_threads_batch=o.n_threads_batch or o.n_threads,
                 n_gpu_layers=o.n_gpu_layers,
                 n_batch=o.n_batch,
                 seed=o.seed,
@@ -203,6 +213,47 @@ class LlamaCppModel:
         sampler: GrammarSampler = self._grammars[key]
         return sampler
 
+    def _plan(self, schema: Mapping[str, Any]) -> Node | None:
+        """The structured writer's plan for ``schema``, or None when it needs a grammar."""
+        key = json.dumps(schema, sort_keys=True)
+        if key not in self._plans:
+            try:
+                self._plans[key] = compile_schema(schema)
+            except UnsupportedSchema:
+                self._plans[key] = None
+        return self._plans[key] if self.structured else None
+
+    def _structured(
+        self, tokens: list[int], plan: Node, max_tokens: int, temperature: float
+    ) -> Iterator[tuple[str, str | None]]:
+        """The fast path: fixed text batched, a decode step only where the model chooses."""
+        llm = self._llm
+        if self._decoder is None:
+            self._decoder = ConstrainedDecoder(llm)
+        if self._tokens is None:
+            self._tokens = LlamaTokens(llm)
+        if self._table is None:
+            self._table = self._tokens.table()
+        self._decoder.prefill(tokens)
+        writer = JsonWriter(
+            self._tokens,
+            self._table,
+            temperature=temperature,
+            seed=self.options.seed,
+            max_tokens=max_tokens,
+        )
+        decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        finish = "stop"
+        try:
+            for chunk in writer.write(plan):
+                text = decoder.decode(chunk)
+                if text:
+                    yield text, None
+        except ReplyCut:
+            finish = "length"
+        tail = decoder.decode(b"", final=True)
+        yield tail, finish
+
     def _pieces(
         self,
         prompt: str,
@@ -211,9 +262,13 @@ class LlamaCppModel:
         max_tokens: int,
         temperature: float,
         stop: list[str],
+        plan: Node | None = None,
     ) -> Iterator[tuple[str, str | None]]:
-        """(text piece, finish reason or None) — the grammar path or the library's own."""
+        """(text piece, finish reason or None) — the writer, the grammar or the library."""
         llm = self._llm
+        if plan is not None:
+            yield from self._structured(tokens, plan, max_tokens, temperature)
+            return
         if grammar is not None:
             if self._decoder is None:
                 self._decoder = ConstrainedDecoder(llm)
@@ -292,14 +347,15 @@ class LlamaCppModel:
                     "schema": schema is not None,
                 },
             )
-            grammar = self._grammar(schema) if schema is not None else None
+            plan = self._plan(schema) if schema is not None else None
+            grammar = self._grammar(schema) if schema is not None and plan is None else None
             t0 = time.perf_counter()
             first: float | None = None
             parts: list[str] = []
             finish: str | None = None
             try:
                 for text, reason in self._pieces(
-                    prompt, tokens, grammar, max_tokens, temperature, stop
+                    prompt, tokens, grammar, max_tokens, temperature, stop, plan
                 ):
                     finish = reason or finish
                     if text:

@@ -6,6 +6,7 @@ window join it as their issues land. Everything else takes what it needs as argu
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -59,9 +60,17 @@ def build_router(
         template_fallback=llm.chat_template_fallback,
     )
 
-    def factory(entry: ModelEntry, path: Path) -> LLM:
+    def factory(entry: ModelEntry, path: Path, slot: str) -> LLM:
+        # Parallel agent contexts already fill the cores: one thread each, prompt included.
+        # Everything else runs alone and processes its prompt on llm.batch_threads.
+        parallel = slot.startswith("agents#") and llm.agent_workers > 1
+        batch = llm.threads if parallel else llm.batch_threads
         return LlamaCppModel(
-            path, model_id=entry.id, options=options, expected_size=entry.size, on_event=on_event
+            path,
+            model_id=entry.id,
+            options=dataclasses.replace(options, n_threads_batch=batch),
+            expected_size=entry.size,
+            on_event=on_event,
         )
 
     return ModelRouter(
@@ -192,6 +201,7 @@ def build_companion(core: Core, *, session_id: str | None = None) -> Companion:
         prompts_dir=core.paths.prompts_dir,
         relay=relay,
         session_id=session_id,
+        agent_workers=core.settings.llm.agent_workers,
     )
     return Companion(core, router, memory, runner)
 

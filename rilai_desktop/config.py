@@ -33,6 +33,18 @@ class LLMSettings(_Section):
         le=64,
         description="llama.cpp threads; 1 wins on 2 cores when the other core is busy",
     )
+    batch_threads: int = Field(
+        default=2,
+        ge=1,
+        le=64,
+        description="threads for prompt processing (not for the parallel agent contexts)",
+    )
+    agent_workers: int = Field(
+        default=2,
+        ge=1,
+        le=8,
+        description="agent calls run at once, each on its own llama.cpp context (one per core)",
+    )
     n_ctx: int = Field(default=4096, ge=256, le=131072, description="context length")
     gpu_layers: int = Field(default=0, ge=0, description="layers offloaded to a GPU (0: CPU)")
     chat_template_fallback: Literal["chatml", "error"] = Field(

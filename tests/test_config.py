@@ -24,6 +24,8 @@ from rilai_desktop.paths import resolve_paths
 EXPECTED_KEYS = {
     "log_level",
     "llm.threads",
+    "llm.batch_threads",
+    "llm.agent_workers",
     "llm.n_ctx",
     "llm.gpu_layers",
     "llm.chat_template_fallback",

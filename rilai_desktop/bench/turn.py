@@ -44,14 +44,14 @@ def _pct(values: list[float], q: float) -> float:
 class BareVoice:
     """llama-cpp-python alone, on the voice model's file, with the same options."""
 
-    def __init__(self, path: Path, threads: int, n_ctx: int) -> None:
+    def __init__(self, path: Path, threads: int, n_ctx: int, batch_threads: int) -> None:
         from llama_cpp import Llama
 
         self.llm = Llama(
             model_path=str(path),
             n_ctx=n_ctx,
             n_threads=threads,
-            n_threads_batch=threads,
+            n_threads_batch=batch_threads,
             verbose=False,
         )
         self.eos = self.llm.token_eos()
@@ -103,7 +103,9 @@ def _measure(companion: Any, ctx: Context, count: int) -> dict[str, Any]:
     runner.run_turn(WARM_UP)  # loads the models, MiniLM and the index: not counted
     voice_model = companion.router.for_role("voice")
     settings = ctx.loaded.settings.llm
-    bare = BareVoice(Path(voice_model.path), settings.threads, settings.n_ctx)
+    bare = BareVoice(
+        Path(voice_model.path), settings.threads, settings.n_ctx, settings.batch_threads
+    )
     bare.reply(WARM_UP, 8)
     turns: list[dict[str, Any]] = []
     for message in MESSAGES[:count]:
@@ -127,10 +129,17 @@ def _measure(companion: Any, ctx: Context, count: int) -> dict[str, Any]:
                 "ratio": result.total_ms / plain_ms if plain_ms else None,
             }
         )
-    return _summarise(turns, voice_model.model_id)
+    threads = {
+        "llama": settings.threads,
+        "batch": settings.batch_threads,
+        "agent_workers": settings.agent_workers,
+    }
+    return _summarise(turns, voice_model.model_id, threads)
 
 
-def _summarise(turns: list[dict[str, Any]], voice_model: str) -> dict[str, Any]:
+def _summarise(
+    turns: list[dict[str, Any]], voice_model: str, threads: dict[str, int]
+) -> dict[str, Any]:
     stages: dict[str, list[float]] = {}
     tokens: dict[str, dict[str, list[int]]] = {}
     for t in turns:
@@ -152,7 +161,7 @@ def _summarise(turns: list[dict[str, Any]], voice_model: str) -> dict[str, Any]:
     return {
         "turns": n,
         "voice_model": voice_model,
-        "threads": {"llama": None, "omp": os.environ.get("OMP_NUM_THREADS")},
+        "threads": {**threads, "omp": os.environ.get("OMP_NUM_THREADS")},
         "stage_ms": {
             s: {"p50": round(_pct(v, 0.5), 1), "mean": round(statistics.mean(v), 1)}
             for s, v in stages.items()

@@ -22,7 +22,7 @@ from rilai_desktop.llm.manifest import FALLBACK_ORDER, Manifest, ModelEntry
 from rilai_desktop.llm.port import LLM
 
 EventSink = Callable[[EventKind, dict[str, Any]], None]
-ModelFactory = Callable[[ModelEntry, Path], LLM]
+ModelFactory = Callable[[ModelEntry, Path, str], LLM]  # (entry, file, slot)
 ROLES = ("agents", "council", "voice", "escalation", "extraction", "consolidation")
 # Roles that get their own llama.cpp context even when they share a file with another
 # role. The voice's prompt (static system + the whole conversation) is long and grows by
@@ -31,6 +31,10 @@ ROLES = ("agents", "council", "voice", "escalation", "extraction", "consolidatio
 # the same medium model. The weights are mmapped, so the second context costs only its
 # KV cache and compute buffers (about 60 MB for the 0.5B model at n_ctx 4096).
 DEDICATED_ROLES = frozenset({"voice"})
+# Roles whose calls run on several contexts at once (``for_role(role, replica)``), each in
+# its own slot ``agents#0``, ``agents#1``, ...: the factory gives those single-threaded
+# contexts, as two of them already fill the two cores.
+PARALLEL_ROLES = frozenset({"agents"})
 
 
 class ModelRouter:
@@ -59,8 +63,14 @@ class ModelRouter:
             raise ModelError(f"Unknown role {role!r}; roles are {', '.join(ROLES)}")
         return str(getattr(self.roles, role))
 
-    def for_role(self, role: str) -> LLM:
+    def for_role(self, role: str, replica: int = 0) -> LLM:
+        """The role's model; ``replica`` > 0 is another llama.cpp context on the same file
+        (the agents run on two at once, one per core: see ``turn/waves.py``)."""
         slot = role if role in DEDICATED_ROLES else ""
+        if role in PARALLEL_ROLES:
+            slot = f"{role}#{replica}"
+        elif replica:
+            raise ModelError(f"The {role} role has no replicas; only {sorted(PARALLEL_ROLES)}")
         return self.for_tier(self.tier_for_role(role), slot=slot)
 
     def for_tier(self, tier: str, *, slot: str = "") -> LLM:
@@ -92,7 +102,7 @@ class ModelRouter:
         with self._lock:
             model = self._loaded.get((path, slot))
             if model is None:
-                model = self._factory(entry, path)
+                model = self._factory(entry, path, slot)
                 self._loaded[(path, slot)] = model
             return model
 

@@ -25,7 +25,7 @@ from rilai_desktop.turn.state import Emit
 # (measured), and a turn runs six or more agents. One short observation and exactly one
 # short claim: the 135M model answers an optional list with [] almost always; a forced
 # claim that says nothing useful is dropped by grounding or ranks low (urgency 0).
-OBSERVATION_CHARS = 90
+OBSERVATION_CHARS = 70
 CLAIM_CHARS = 80
 MAX_CLAIMS = 1
 MAX_TOKENS = 120

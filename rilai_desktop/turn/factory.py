@@ -32,15 +32,20 @@ def build_turn_runner(
     agent_timeout_s: float = 20.0,
     session_id: str | None = None,
     use_judge: bool = True,
+    agent_workers: int = 1,
 ) -> TurnRunner:
+    """``agent_workers`` > 1 runs a wave's agents on that many instances of the agents'
+    model at once (``llm.agent_workers``; the fakes' tests keep 1 unless they test it)."""
     registry = load_registry(prompts_dir)
-    runner = AgentRunner(
-        models.for_role("agents"), load_system_text(prompts_dir), timeout_s=agent_timeout_s
-    )
+    system_text = load_system_text(prompts_dir)
+    runner, *extra = [
+        AgentRunner(models.for_role("agents", i), system_text, timeout_s=agent_timeout_s)
+        for i in range(max(1, agent_workers))
+    ]
     # Wave 1 takes at most two agents: with the five always-on agents that is ~6.5 a turn,
     # and each grammar-constrained call costs ~1 s on the small model (docs/turn.md).
     settings = scheduler_settings or SchedulerSettings(max_agents_per_wave=2)
-    waves = WaveStage(registry, Scheduler(registry, settings), runner)
+    waves = WaveStage(registry, Scheduler(registry, settings), runner, extra_runners=tuple(extra))
     council_model = models.for_role("council")
     speaking = SpeakingStage(
         models,

@@ -71,5 +71,7 @@ class RoleModels:
         self.default = default
         self.roles = dict(roles or {})
 
-    def for_role(self, role: str) -> LLM:
-        return self.roles.get(role, self.default)
+    def for_role(self, role: str, replica: int = 0) -> LLM:
+        return self.roles.get(f"{role}#{replica}" if replica else role) or self.roles.get(
+            role, self.default
+        )

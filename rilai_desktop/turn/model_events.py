@@ -9,6 +9,7 @@ appended to the log in order, between the agent's own events) tagged with the ca
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
@@ -18,9 +19,15 @@ from rilai_desktop.turn.state import Emit
 
 
 class ModelEventRelay:
+    """The caller is per thread: agents of one wave run on two threads at once."""
+
     def __init__(self) -> None:
         self._target: Emit | None = None
-        self._caller = ""
+        self._local = threading.local()
+
+    @property
+    def _caller(self) -> str:
+        return str(getattr(self._local, "caller", ""))
 
     def __call__(self, kind: EventKind, payload: Mapping[str, Any]) -> None:
         target = self._target
@@ -40,8 +47,8 @@ class ModelEventRelay:
     @contextmanager
     def caller(self, name: str) -> Iterator[None]:
         previous = self._caller
-        self._caller = name
+        self._local.caller = name
         try:
             yield
         finally:
-            self._caller = previous
+            self._local.caller = previous

@@ -37,7 +37,9 @@ class EventStore(Protocol):
 class Models(Protocol):
     """Role → model (the ModelRouter). Roles: agents, council, voice, escalation, ..."""
 
-    def for_role(self, role: str) -> LLM: ...
+    def for_role(self, role: str, replica: int = 0) -> LLM:
+        """``replica`` > 0: another instance of the same model, for calls in parallel."""
+        ...
 
 
 @dataclass(frozen=True)

@@ -4,11 +4,21 @@ Wave 0 is the always-on agents; wave 1 is what the scheduler picks from the sens
 modulators, agency values, cooldowns and the turn's token budget. Every agent of a turn
 reads the same context text (its KV prefix is evaluated once, see ``agent_context``).
 Follow-ups go only to the authors of contested claims (``deliberation.deliberate``).
+
+A wave's agents run on a pool of runners, one per llama.cpp context of the agents' model
+(``llm.agent_workers``, default 2: one per core, each context on ``llm.threads`` threads).
+On this 2-core machine two contexts at one thread each decode ~1.9× as fast as one context
+(measured, docs/turn.md); two threads on one context gain only ~28 %. Events stay live:
+each agent emits its own started / model call / completed as they happen (the relay's
+caller is per thread), and the outputs join the state in plan order, so the reducer sees
+the same order whatever finishes first.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import queue
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 
@@ -30,6 +40,8 @@ class WaveStage:
     scheduler: Scheduler
     runner: AgentRunner
     waves: int = 2
+    # more runners for the same role, each on its own model instance (parallel agents)
+    extra_runners: tuple[AgentRunner, ...] = ()
 
     def run_waves(
         self,
@@ -68,8 +80,12 @@ class WaveStage:
                 },
             )
             failed: list[str] = []
-            for item in plan:
-                run = self._run_one(item, state, context, emit, wave, scope)
+            runs = self._run_plan(plan, context, emit, wave, scope)
+            for item, run in zip(plan, runs, strict=True):
+                state.outputs.append(run.output)
+                state.add_tokens(
+                    "agents", run.prompt_tokens, run.cached_tokens, run.completion_tokens
+                )
                 ran.add(item.agent_id)
                 last_run[item.agent_id] = now
                 if wave > 0:
@@ -82,21 +98,34 @@ class WaveStage:
                 {"wave": wave, "ran": [p.agent_id for p in plan], "failed": failed},
             )
 
-    def _run_one(
+    def _run_plan(
         self,
-        item: ScheduledAgent,
-        state: TurnState,
+        plan: Sequence[ScheduledAgent],
         context: str,
         emit: Emit,
         wave: int,
         scope: CallerScope,
-    ) -> AgentRun:
-        spec = self.registry.get(item.agent_id)
-        with scope(f"agent:{spec.id}"):
-            run = self.runner.run(spec, context, emit, wave=wave, why=item.reasons)
-        state.outputs.append(run.output)
-        state.add_tokens("agents", run.prompt_tokens, run.cached_tokens, run.completion_tokens)
-        return run
+    ) -> list[AgentRun]:
+        """Every planned agent's run, in plan order; on the pool when there is one."""
+        pool = [self.runner, *self.extra_runners]
+        free: queue.SimpleQueue[AgentRunner] = queue.SimpleQueue()
+        for runner in pool:
+            free.put(runner)
+
+        def one(item: ScheduledAgent) -> AgentRun:
+            runner = free.get()
+            try:
+                spec = self.registry.get(item.agent_id)
+                with scope(f"agent:{spec.id}"):
+                    return runner.run(spec, context, emit, wave=wave, why=item.reasons)
+            finally:
+                free.put(runner)
+
+        if len(pool) == 1 or len(plan) == 1:
+            return [one(item) for item in plan]
+        workers = min(len(pool), len(plan))
+        with ThreadPoolExecutor(workers, thread_name_prefix="rilai-agent") as executor:
+            return list(executor.map(one, plan))
 
     def reduce(self, state: TurnState, emit: Emit, now: float) -> None:
         before = state.stance.to_dict()

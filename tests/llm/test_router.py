@@ -57,7 +57,7 @@ class Factory:
         self.delay = delay
         self._lock = threading.Lock()
 
-    def __call__(self, e: ModelEntry, path: Path) -> LLM:
+    def __call__(self, e: ModelEntry, path: Path, slot: str = "") -> LLM:
         with self._lock:
             self.calls.append((e.id, path))
         time.sleep(self.delay)
@@ -172,6 +172,12 @@ def test_roles_map_to_tiers_from_settings(
     assert router.for_role("voice") is router.for_role("voice")
     assert len(factory.calls) == 4
     assert len(router.loaded_models()) == 3  # files, not contexts
+    # agents run on replicas: each its own context of the same file
+    assert router.for_role("agents", 1) is not router.for_role("agents")
+    assert router.for_role("agents", 1).model_id == "large-model"
+    assert router.for_role("agents", 1) is router.for_role("agents", 1)
+    with pytest.raises(ModelError):
+        router.for_role("voice", 1)
 
 
 def test_default_roles(make_router: Callable[..., ModelRouter]) -> None:
@@ -371,7 +377,7 @@ def test_close_closes_each_model_once(models_dir: Path) -> None:
         models_dir,
         llm_settings=LLMSettings(),
         roles=RoleSettings(),
-        factory=lambda e, p: Closable(model_id=e.id),
+        factory=lambda e, p, s: Closable(model_id=e.id),
     )
     router.for_tier("small")
     router.for_tier("medium")

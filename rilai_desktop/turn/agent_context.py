@@ -4,7 +4,7 @@ Layout is a performance decision (DESIGN.md: prompt processing dominates on 2 co
 The system message — the static instructions (``prompts/agents/_system.md``) followed by
 this turn's context — is identical for every agent call of the turn, so llama.cpp
 evaluates it once and reuses its KV cache; only the agent's own instructions (the user
-message, ~40-70 words) are new per call.
+message, 15-35 words) are new per call.
 """
 
 from __future__ import annotations

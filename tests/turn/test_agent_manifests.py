@@ -24,7 +24,8 @@ PROMPTS = default_prompts_dir()
 AGENTS = PROMPTS / "agents"
 # five or more single words separated by commas (optionally "and"/"or" after the comma)
 WORD_LIST = re.compile(r"\w+(?:\s*,\s*(?:(?:and|or)\s+)?\w+){4,}")
-EXAMPLE = re.compile(r'Example claim: "([^"]+)"')
+# an example claim, or any quoted sentence (three or more words) the model could copy
+EXAMPLE = re.compile(r'example claim|"\w+(?:\s+\S+){2,}"', re.IGNORECASE)
 STANCE_AGENTS = {"social.empathy", "inhibition.censor", "monitoring.trigger_watcher"}
 MEMORY_AGENTS = {
     "self.attachment_learner",
@@ -126,10 +127,11 @@ def test_triggers_are_valid(registry: AgentRegistry) -> None:
 @pytest.mark.parametrize("agent_id", ALL_AGENT_IDS)
 def test_prompt_is_short_specific_and_list_free(registry: AgentRegistry, agent_id: str) -> None:
     prompt = registry.get(agent_id).prompt
-    assert 30 <= len(prompt.split()) <= 70
+    assert 15 <= len(prompt.split()) <= 35  # every word is paid on every call
     assert not WORD_LIST.search(prompt), WORD_LIST.search(prompt)
+    # no example claim: the 135M model parrots examples back verbatim as its own claims
     example = EXAMPLE.findall(prompt)
-    assert len(example) == 1 and len(example[0].split()) <= 12
+    assert not example
     assert "urgency 0" in prompt and "no claims" in prompt  # when to stay quiet
     assert "{" not in prompt and "json" not in prompt.lower()  # the runner owns the format
     # its own trigger words are never listed back to the model

@@ -213,6 +213,19 @@ SYSTEM_ECHO = _any(
     r"\bdo_not\b|\basks_user\b|\bspeech[\s_]act\b",
     r"\bintent\s*:\s*(?:witness|guide|clarify|protect|celebrate|observe|meta)\b",
     r"<\|im_(?:start|end)\|>",
+    # the voice's own private notes read back (voice_prompt.notes_message)
+    r"\bprivate\s+notes\b",
+    r"\bearlier:\s*they\s+said\b",
+    r"\bmention\s+only\s+if\s+it\s+fits\b",
+    r"\bworth\s+touching\s+on\b",
+    r"\bthey\s+mostly\s+want\s+to\s+be\s+heard\b",
+)
+# A stock refusal. The 0.5B coder model answers ordinary chat with one now and then, and
+# once one is in the conversation it copies it turn after turn (measured: 11 of 20 replies).
+REFUSAL = _any(
+    r"\bcan(?:'|’|no)?t\s+(?:assist|help)(?:\s+you)?\s+with\s+(?:that|this)\b",
+    r"\b(?:unable|not\s+able)\s+to\s+(?:assist|help)(?:\s+you)?\s+with\s+(?:that|this)\b",
+    r"\bcan(?:'|’|no)?t\s+(?:assist|help)\s+with\s+(?:this|that|your)\s+request\b",
 )
 
 # ── safety: encouragement of self-harm, or methods ───────────────────────────────────

@@ -392,6 +392,12 @@ def test_an_empty_reply_while_speaking_is_an_error_but_fine_when_silent() -> Non
         ("Key points: acknowledge the feeling.", make_state(), "error"),
         ("I hear you today. " * 3, make_state(), "error"),
         ("I hear you today. I hear you today.", make_state(), "warning"),
+        # a stock refusal (the 0.5B coder model's habit) and the private notes read back
+        ("I'm sorry, but I can't assist with that.", make_state(), "error"),
+        ("Sorry, I can't help you with this request.", make_state(), "error"),
+        ("I am unable to assist with that.", make_state(), "error"),
+        ("That's hard. earlier: They said: I feel lonely.", make_state(), "error"),
+        ("They mostly want to be heard, so answer gently.", make_state(), "error"),
     ],
 )
 def test_incoherent_replies(reply: str, state: TurnState, severity: str) -> None:
@@ -414,6 +420,8 @@ def test_incoherent_replies(reply: str, state: TurnState, severity: str) -> None
         ("Please call a crisis line or emergency services now.", make_state(intent="protect")),
         ("Congratulations, that's wonderful news!", make_state(intent="celebrate")),
         ("How are you sleeping lately?", make_state(asks_user=["How are you sleeping?"])),
+        ("That sounds hard. I can't fix it, but I'm here to listen.", make_state()),
+        ("Nobody can help with everything; what would help most tonight?", make_state()),
     ],
 )
 def test_coherent_replies(reply: str, state: TurnState) -> None:

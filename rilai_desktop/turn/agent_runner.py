@@ -105,11 +105,15 @@ class AgentRunner:
             output = agent_output_from_reply(
                 spec.id, completion.parsed, processing_time_ms=round(ms)
             )
-            kept, dropped = split_grounded(
-                output.claims, Grounding.of(context, f"{self.system_text}\n{spec.prompt}")
-            )
+            grounding = Grounding.of(context, f"{self.system_text}\n{spec.prompt}")
+            kept, dropped = split_grounded(output.claims, grounding)
             if dropped:
                 output = output.model_copy(update={"claims": kept})
+            memory = output.memory_candidates or []
+            kept_memory = [m for m in memory if grounding.why_not_memory(m.content) is None]
+            dropped_memory = [m.content for m in memory if m not in kept_memory]
+            if dropped_memory:
+                output = output.model_copy(update={"memory_candidates": kept_memory or None})
         except Exception as exc:  # a failing agent must never crash the turn
             ms = (self._clock() - start) * 1000
             error = f"{type(exc).__name__}: {exc}"[:500]
@@ -118,6 +122,8 @@ class AgentRunner:
         payload = completed_payload(output, wave=wave)
         if dropped:
             payload["dropped_claims"] = dropped
+        if dropped_memory:
+            payload["dropped_memory"] = dropped_memory
         emit(EventKind.AGENT_COMPLETED, payload)
         usage = completion.usage
         return AgentRun(

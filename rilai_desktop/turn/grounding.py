@@ -15,7 +15,9 @@ council only if it is *grounded*:
   safe, …"), no stray brackets, and it is about the person, not the model talking about
   itself ("I'm not sure how to respond…").
 
-Dropped claims are kept in the AGENT_COMPLETED event (``dropped_claims``) for /why.
+Memory candidates pass the same checks and must also share a content word with the context
+(``why_not_memory``). Dropped claims and memories are kept in the AGENT_COMPLETED event
+(``dropped_claims``, ``dropped_memory``) for /why.
 """
 
 from __future__ import annotations
@@ -71,6 +73,15 @@ class Grounding:
         if words & self.context_words or words & RESPONSE_WORDS or stances(text):
             return None
         return "not grounded in the message or memory"
+
+    def why_not_memory(self, text: str) -> str | None:
+        """Stricter for what would be remembered: it must share a content word with what
+        the agent was shown (measured: the small model's "I'm here to help you. I'm here…"
+        was stored as a fact about the person and recalled into later turns)."""
+        reason = self.why_not(text)
+        if reason is None and not normalise(text) & self.context_words:
+            return "not grounded in the message or memory"
+        return reason
 
 
 def split_grounded(

@@ -155,6 +155,35 @@ def test_agent_runner_asks_for_one_claim_and_records_dropped_ones() -> None:
     assert events[-1][1]["dropped_claims"][0]["text"] == "The new policy was implemented"
 
 
+def test_agent_memory_must_be_grounded_in_what_the_agent_was_shown() -> None:
+    registry = load_registry(PROMPTS)
+    spec = next(s for s in registry.all() if "memory_candidates" in s.manifest.outputs)
+    reply = {
+        "observation": "They name their sister",
+        "urgency": 1,
+        "confidence": 2,
+        "claims": [{"type": "observation", "text": "Their sister lives in Lisbon"}],
+    }
+    junk = "I'm here to help you. I'm here to help you. I'm here to help you."
+    for content, kept in (("Their sister Maya lives in Lisbon", True), (junk, False)):
+        model = ScriptedLLM(
+            default={
+                **reply,
+                "memory": [{"type": "user_fact", "content": content, "importance": 0.6}],
+            }
+        )
+        events: list[tuple[EventKind, dict[str, object]]] = []
+        run = AgentRunner(model, "system").run(
+            spec,
+            "My sister Maya lives in Lisbon",
+            lambda k, p, seen=events: seen.append((k, dict(p))),
+            wave=1,
+        )
+        remembered = [m.content for m in run.output.memory_candidates or []]
+        assert remembered == ([content] if kept else [])
+        assert ("dropped_memory" in events[-1][1]) is not kept
+
+
 def test_restore_rebuilds_history_stance_and_cooldowns(tmp_path: object) -> None:
     from pathlib import Path
 

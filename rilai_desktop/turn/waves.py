@@ -7,8 +7,8 @@ Follow-ups go only to the authors of contested claims (``deliberation.deliberate
 
 A wave's agents run on a pool of runners, one per llama.cpp context of the agents' model
 (``llm.agent_workers``, default 2: one per core, each context on ``llm.threads`` threads).
-On this 2-core machine two contexts at one thread each decode ~1.9× as fast as one context
-(measured, docs/turn.md); two threads on one context gain only ~28 %. Events stay live:
+Two single-threaded contexts keep both cores busy; two threads on one context gained only
+~28 % for a tiny model (docs/turn.md has the measured stage times). Events stay live:
 each agent emits its own started / model call / completed as they happen (the relay's
 caller is per thread), and the outputs join the state in plan order, so the reducer sees
 the same order whatever finishes first.

@@ -181,15 +181,20 @@ class EventLog:
         return self.append_batch([draft])[0]
 
     def append_batch(self, drafts: Iterable[EventDraft]) -> list[EngineEvent]:
-        """Validate every draft, then write them all in one transaction (all or nothing)."""
-        prepared = [self._prepare(d) for d in drafts]
-        if not prepared:
-            return []
-        with self.transaction():
-            try:
-                return self._insert(prepared)
-            except sqlite3.Error as exc:
-                raise translate(exc, self.path) from exc
+        """Validate every draft, then write them all in one transaction (all or nothing).
+
+        The timestamps are taken under the writer lock, so the log's order is also their
+        time order when several threads append at once (a wave's agents run two at a time).
+        """
+        with self._lock:
+            prepared = [self._prepare(d) for d in drafts]
+            if not prepared:
+                return []
+            with self.transaction():
+                try:
+                    return self._insert(prepared)
+                except sqlite3.Error as exc:
+                    raise translate(exc, self.path) from exc
 
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:

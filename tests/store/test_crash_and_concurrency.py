@@ -125,3 +125,27 @@ def test_readonly_log_reads_without_writing(tmp_path: Path) -> None:
         assert ro.count() == 1
         assert ro.aborted_on_open == []  # a reader never marks anything
     assert os.path.exists(db)
+
+
+def test_threads_appending_at_once_keep_log_order_equal_to_time_order(tmp_path: Path) -> None:
+    """Two agents of a wave append from two threads: seq order must be ts order."""
+    log = EventLog(tmp_path / "rilai.db")
+    start = threading.Barrier(4)
+
+    def writer(n: int) -> None:
+        start.wait(timeout=5)
+        for i in range(150):
+            log.append("s1", 1, EventKind.AGENT_STARTED, {"agent_id": f"a{n}.{i}", "wave": 0})
+
+    try:
+        threads = [threading.Thread(target=writer, args=(n,)) for n in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        events = log.replay_turn("s1", 1)
+    finally:
+        log.close()
+    assert len(events) == 600
+    stamps = [e.ts_monotonic for e in events]
+    assert stamps == sorted(stamps)

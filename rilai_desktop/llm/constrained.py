@@ -30,9 +30,7 @@ import llama_cpp
 import numpy as np
 
 from rilai_desktop.llm.errors import ModelCallError
-
-TOP_K = 40
-MIN_P = 0.05
+from rilai_desktop.llm.json_writer import TOP_K, sample_min_p
 
 
 class GrammarSampler:
@@ -141,12 +139,7 @@ class ConstrainedDecoder:
             if len(ids) > TOP_K:
                 keep = np.argpartition(values, -TOP_K)[-TOP_K:]
                 ids, values = ids[keep], values[keep]
-        if temperature <= 0:
-            return int(ids[int(np.argmax(values))])
-        keep = np.exp(values - values.max()) >= MIN_P  # min-p on the raw distribution
-        ids, values = ids[keep], values[keep]
-        probs = np.exp((values - values.max()) / temperature)
-        return int(rng.choice(ids, p=probs / probs.sum()))
+        return sample_min_p(ids, values, temperature, rng)
 
 
 def utf8_pieces(llm: Any, tokens: Iterator[int]) -> Iterator[str]:

@@ -43,6 +43,21 @@ MIN_P = 0.05
 _QUOTE, _BACKSLASH = 0x22, 0x5C
 
 
+def sample_min_p(
+    ids: np.ndarray[Any, Any],
+    values: np.ndarray[Any, Any],
+    temperature: float,
+    rng: np.random.Generator,
+) -> int:
+    """Greedy at temperature 0; else min-p on the raw distribution, then a seeded draw."""
+    if len(ids) == 1 or temperature <= 0:
+        return int(ids[int(np.argmax(values))])
+    keep = np.exp(values - values.max()) >= MIN_P
+    ids, values = ids[keep], values[keep]
+    probs = np.exp((values - values.max()) / temperature)
+    return int(rng.choice(ids, p=probs / probs.sum()))
+
+
 class TokenModel(Protocol):
     """What the writer needs from a loaded model (llama.cpp here, a toy in the tests)."""
 
@@ -110,6 +125,7 @@ class JsonWriter:
         self._text = ""  # queued fixed text, tokenised at the next flush
         self.tokens = 0  # tokens fed to the model after the prompt
         self.decode_steps = 0  # steps where the model chose (diagnostics, benchmarks)
+        self.choice = 0  # the option the last _choose picked
 
     # ── queue and flush ─────────────────────────────────────────────────────
     def _fixed(self, text: str) -> bytes:
@@ -140,12 +156,7 @@ class JsonWriter:
 
     # ── sampling ────────────────────────────────────────────────────────────
     def _sample(self, ids: np.ndarray[Any, Any], values: np.ndarray[Any, Any]) -> int:
-        if len(ids) == 1 or self._temperature <= 0:
-            return int(ids[int(np.argmax(values))])
-        keep = np.exp(values - values.max()) >= MIN_P
-        ids, values = ids[keep], values[keep]
-        probs = np.exp((values - values.max()) / self._temperature)
-        return int(self._rng.choice(ids, p=probs / probs.sum()))
+        return sample_min_p(ids, values, self._temperature, self._rng)
 
     # ── the plan ────────────────────────────────────────────────────────────
     def write(self, node: Node) -> Iterator[bytes]:
@@ -294,8 +305,6 @@ class JsonWriter:
                 return
             yield from self._value(item, opened=True)
             count += 1
-
-    choice: int = 0
 
 
 def _common_prefix(texts: list[str]) -> str:

@@ -12,12 +12,18 @@ Two single-threaded contexts keep both cores busy; two threads on one context ga
 each agent emits its own started / model call / completed as they happen (the relay's
 caller is per thread), and the outputs join the state in plan order, so the reducer sees
 the same order whatever finishes first.
+
+Waves overlap on the pool: every wave is planned before the first agent runs (nothing an
+agent of this turn returns changes the scheduler's inputs), and a free runner takes the
+next agent at once, so wave 1's first agent runs beside wave 0's last instead of leaving a
+core idle (wave 0 has five agents). WAVE_STARTED/COMPLETED still bracket each wave's agents.
 """
 
 from __future__ import annotations
 
 import queue
-from collections.abc import Callable, Sequence
+import threading
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
@@ -53,6 +59,28 @@ class WaveStage:
         now: float,
         scope: CallerScope,
     ) -> None:
+        plans = self.plan_waves(state, last_run, now)
+        runs = self._run_plans(plans, context, emit, scope)
+        for wave, plan in enumerate(plans):
+            for item, run in zip(plan, runs[wave], strict=True):
+                state.outputs.append(run.output)
+                state.add_tokens(
+                    "agents", run.prompt_tokens, run.cached_tokens, run.completion_tokens
+                )
+                last_run[item.agent_id] = now
+                records.append(_record(item, wave, run))
+
+    def plan_waves(
+        self, state: TurnState, last_run: Mapping[str, float], now: float
+    ) -> list[list[ScheduledAgent]]:
+        """Every wave's plan, made before the first agent runs.
+
+        The scheduler scores wave 1+ from the sensors, modulators, agency values, cooldowns
+        and the budget left, none of which an agent of this turn changes (the reducer runs
+        after the waves), so planning up front gives the same plans as planning between
+        waves, and lets the pool start wave 1 while wave 0's last agent still runs.
+        """
+        plans: list[list[ScheduledAgent]] = []
         ran: set[str] = set()
         budget = self.scheduler.settings.token_budget
         for wave in range(max(1, self.waves)):
@@ -71,61 +99,84 @@ class WaveStage:
                 )
             if not plan:
                 break
-            emit(
-                EventKind.WAVE_STARTED,
-                {
-                    "wave": wave,
-                    "agents": [p.agent_id for p in plan],
-                    "scores": {p.agent_id: round(p.score, 3) for p in plan},
-                },
-            )
-            failed: list[str] = []
-            runs = self._run_plan(plan, context, emit, wave, scope)
-            for item, run in zip(plan, runs, strict=True):
-                state.outputs.append(run.output)
-                state.add_tokens(
-                    "agents", run.prompt_tokens, run.cached_tokens, run.completion_tokens
-                )
+            plans.append(plan)
+            for item in plan:
                 ran.add(item.agent_id)
-                last_run[item.agent_id] = now
                 if wave > 0:
                     budget -= self.registry.get(item.agent_id).manifest.cost_estimate
-                records.append(_record(item, wave, run))
-                if run.failed:
-                    failed.append(item.agent_id)
-            emit(
-                EventKind.WAVE_COMPLETED,
-                {"wave": wave, "ran": [p.agent_id for p in plan], "failed": failed},
-            )
+        return plans
 
-    def _run_plan(
+    def _run_plans(
         self,
-        plan: Sequence[ScheduledAgent],
+        plans: Sequence[Sequence[ScheduledAgent]],
         context: str,
         emit: Emit,
-        wave: int,
         scope: CallerScope,
-    ) -> list[AgentRun]:
-        """Every planned agent's run, in plan order; on the pool when there is one."""
+    ) -> list[list[AgentRun]]:
+        """Every planned agent's run, wave by wave in plan order, on the runner pool.
+
+        Agents are handed to the pool in wave order, and a free runner takes the next one
+        at once: wave 1's first agent starts on the core that wave 0's last agent leaves
+        idle, instead of waiting for the whole of wave 0. WAVE_STARTED is emitted just
+        before a wave's first agent starts, WAVE_COMPLETED when its last one has finished
+        (so with two runners, wave 1 may start before wave 0 completes).
+        """
         pool = [self.runner, *self.extra_runners]
         free: queue.SimpleQueue[AgentRunner] = queue.SimpleQueue()
         for runner in pool:
             free.put(runner)
+        lock = threading.Lock()
+        started: set[int] = set()
+        left = [len(plan) for plan in plans]
+        runs: list[list[AgentRun | None]] = [[None] * len(plan) for plan in plans]
 
-        def one(item: ScheduledAgent) -> AgentRun:
+        def one(job: tuple[int, int]) -> None:
+            wave, index = job
+            item = plans[wave][index]
             runner = free.get()
             try:
+                with lock:
+                    if wave not in started:
+                        started.add(wave)
+                        emit(
+                            EventKind.WAVE_STARTED,
+                            {
+                                "wave": wave,
+                                "agents": [p.agent_id for p in plans[wave]],
+                                "scores": {p.agent_id: round(p.score, 3) for p in plans[wave]},
+                            },
+                        )
                 spec = self.registry.get(item.agent_id)
                 with scope(f"agent:{spec.id}"):
-                    return runner.run(spec, context, emit, wave=wave, why=item.reasons)
+                    run = runner.run(spec, context, emit, wave=wave, why=item.reasons)
             finally:
                 free.put(runner)
+            with lock:
+                runs[wave][index] = run
+                left[wave] -= 1
+                if left[wave] == 0:
+                    emit(
+                        EventKind.WAVE_COMPLETED,
+                        {
+                            "wave": wave,
+                            "ran": [p.agent_id for p in plans[wave]],
+                            "failed": [
+                                p.agent_id
+                                for p, r in zip(plans[wave], runs[wave], strict=True)
+                                if r is not None and r.failed
+                            ],
+                        },
+                    )
 
-        if len(pool) == 1 or len(plan) == 1:
-            return [one(item) for item in plan]
-        workers = min(len(pool), len(plan))
-        with ThreadPoolExecutor(workers, thread_name_prefix="rilai-agent") as executor:
-            return list(executor.map(one, plan))
+        jobs = [(wave, index) for wave, plan in enumerate(plans) for index in range(len(plan))]
+        workers = min(len(pool), len(jobs))
+        if workers <= 1:
+            for job in jobs:
+                one(job)
+        else:
+            with ThreadPoolExecutor(workers, thread_name_prefix="rilai-agent") as executor:
+                list(executor.map(one, jobs))
+        return [[r for r in wave_runs if r is not None] for wave_runs in runs]
 
     def reduce(self, state: TurnState, emit: Emit, now: float) -> None:
         before = state.stance.to_dict()

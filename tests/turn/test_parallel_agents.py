@@ -139,3 +139,52 @@ def test_the_relay_caller_is_per_thread() -> None:
         for t in threads:
             t.join()
     assert sorted(seen) == [("agent:a", "agent:a"), ("agent:b", "agent:b")]
+
+
+def _wave_events(tmp_path: Path, workers: int) -> list[tuple[EventKind, int]]:
+    """(kind, wave) of the WAVE_* and AGENT_STARTED events of one turn on ``workers``."""
+    relay = ModelEventRelay()
+    agents = {"agents": SlowReporting(relay, "small-0")}
+    if workers > 1:
+        agents["agents#1"] = SlowReporting(relay, "small-1")
+    voice = ScriptedLLM(default=VOICE_REPLY, model_id="medium")
+    council = ScriptedLLM(default={"intent": "observe", "tone": "warm"}, model_id="medium")
+    models = RoleModels(voice, {**agents, "council": council, "voice": voice})
+    log = EventLog(tmp_path / f"rilai-{workers}.db")
+    try:
+        runner = build_turn_runner(
+            events=log,
+            models=models,
+            memory=InMemoryTurnMemory(),
+            prompts_dir=PROMPTS,
+            relay=relay,
+            use_judge=False,
+            agent_workers=workers,
+        )
+        result = runner.run_turn("I've been feeling really lonely and stressed since I moved.")
+        events = log.replay_turn(runner.session_id, result.turn_id)
+    finally:
+        log.close()
+    kinds = (EventKind.WAVE_STARTED, EventKind.WAVE_COMPLETED, EventKind.AGENT_STARTED)
+    return [(e.kind, int(e.payload["wave"])) for e in events if e.kind in kinds]
+
+
+def test_wave_one_takes_the_core_that_wave_zero_leaves_idle(tmp_path: Path) -> None:
+    seen = _wave_events(tmp_path, workers=2)
+    wave0 = [i for i, (k, w) in enumerate(seen) if k is EventKind.AGENT_STARTED and w == 0]
+    assert len(wave0) == 5  # odd: the last one runs beside wave 1's first
+    first_of_wave1 = seen.index((EventKind.AGENT_STARTED, 1))
+    assert seen.index((EventKind.WAVE_STARTED, 1)) < first_of_wave1
+    assert first_of_wave1 < seen.index((EventKind.WAVE_COMPLETED, 0))
+    # each wave still opens before its agents and closes after them
+    for wave in (0, 1):
+        mine = [i for i, (k, w) in enumerate(seen) if k is EventKind.AGENT_STARTED and w == wave]
+        assert seen.index((EventKind.WAVE_STARTED, wave)) < min(mine)
+        assert seen.index((EventKind.WAVE_COMPLETED, wave)) > max(mine)
+
+
+def test_one_worker_runs_the_waves_strictly_one_after_the_other(tmp_path: Path) -> None:
+    seen = _wave_events(tmp_path, workers=1)
+    assert seen.index((EventKind.WAVE_COMPLETED, 0)) < seen.index((EventKind.WAVE_STARTED, 1))
+    waves = [w for k, w in seen if k is EventKind.AGENT_STARTED]
+    assert waves == sorted(waves) and waves[-1] == 1

@@ -175,6 +175,7 @@ class Companion:
     runner: TurnRunner
 
     def close(self) -> None:
+        self.runner.wait_warm()  # the between-turns warm-up still holds a model
         if self.memory is not None:
             self.memory.close()
         self.router.close()

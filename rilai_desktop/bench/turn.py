@@ -8,6 +8,11 @@ answers the same message in one plain chat completion forced to the same number 
 tokens as the turn's reply (end-of-text suppressed). A warm-up turn and a warm-up bare
 call are not counted.
 
+Between turns the runner evaluates the next voice prompt's start in the background (what
+the person's reading time pays for in the app, ``TurnRunner.wait_warm``). The bench waits
+for it to finish before the bare completion, so neither is timed while the other uses the
+cores, and prints what it cost ("between turns"): it is not part of any turn's time.
+
 Printed: per-stage ms (p50, mean) and tokens (mean prompt / cached / completion), turn
 p50/p95, time to first voice token, cached/total prompt tokens, agents per turn, the bare
 completion's p50 and the ratio turn/plain (p50 over p50, and the median of per-message
@@ -110,6 +115,8 @@ def _measure(companion: Any, ctx: Context, count: int) -> dict[str, Any]:
     turns: list[dict[str, Any]] = []
     for message in MESSAGES[:count]:
         result = runner.run_turn(message)
+        runner.wait_warm()
+        warm = dict(runner.last_warm)
         reply_tokens = result.state.tokens.get("voice", {}).get("completion", 0)
         if result.voice_model in ("safety-template", "fallback-template") or not reply_tokens:
             reply_tokens = max(1, len(result.reply.split()) * 4 // 3)
@@ -127,6 +134,8 @@ def _measure(companion: Any, ctx: Context, count: int) -> dict[str, Any]:
                 "plain_ms": plain_ms,
                 "plain_tokens": plain_tokens,
                 "ratio": result.total_ms / plain_ms if plain_ms else None,
+                "warm_ms": warm.get("ms", 0.0),
+                "warm_tokens": warm.get("tokens", 0),
             }
         )
     threads = {
@@ -157,6 +166,7 @@ def _summarise(
     ratios = [t["ratio"] for t in turns if t["ratio"]]
     ttfts = [t["ttft_ms"] for t in turns if t["ttft_ms"] is not None]
     agents = statistics.mean(t["agents"] for t in turns)
+    warm_ms = [t["warm_ms"] for t in turns]
     ratio = statistics.median(turn_ms) / statistics.median(plain_ms)
     return {
         "turns": n,
@@ -176,6 +186,10 @@ def _summarise(
         },
         "plain_ms": {"p50": round(_pct(plain_ms, 0.5)), "p95": round(_pct(plain_ms, 0.95))},
         "agents_per_turn": round(agents, 2),
+        "between_turns": {
+            "warm_ms_p50": round(_pct(warm_ms, 0.5)),
+            "warm_tokens_mean": round(statistics.mean(t["warm_tokens"] for t in turns), 1),
+        },
         "ratio": {
             "p50_over_p50": round(ratio, 2),
             "median_per_message": round(statistics.median(ratios), 2),
@@ -215,6 +229,11 @@ def _print(r: dict[str, Any]) -> None:
     )
     print(f"prompt tokens: {pt['cached']} cached of {pt['total']} ({pt['cached_share']:.0%})")
     print(f"agents per turn: {r['agents_per_turn']} (bar ≥ {BAR_AGENTS:g})")
+    bt = r["between_turns"]
+    print(
+        f"between turns (not in any turn): next voice prompt warmed, p50 {bt['warm_ms_p50']} ms,"
+        f" {bt['warm_tokens_mean']} tokens"
+    )
     print(
         f"bare chat completion, same reply length: p50 {r['plain_ms']['p50']} ms →"
         f" ratio turn/plain {r['ratio']['p50_over_p50']} (per-message median"

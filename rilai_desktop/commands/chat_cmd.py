@@ -40,6 +40,7 @@ def stream_printer(out: TextIO | None = None) -> tuple[Callable[[Update], None],
 def run(args: argparse.Namespace, ctx: Context) -> int:
     companion = ctx.companion()
     runner = companion.runner
+    runner.warm_next_voice = False  # one turn, then the process exits: nothing to warm for
     if args.new_session:
         runner.reset()
     if ctx.json:

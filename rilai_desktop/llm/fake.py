@@ -71,6 +71,7 @@ class ScriptedLLM:
         self._model_id = model_id
         self.default = default  # answered whenever the queue is empty; None: raise instead
         self.requests: list[Request] = []
+        self.prefills: list[list[ChatMessage]] = []  # prompts passed to prefill()
         self._queue: deque[Reply | Exception | _Timeout] = deque()
         for reply in replies:
             self.enqueue(reply)
@@ -99,6 +100,11 @@ class ScriptedLLM:
     def enqueue_timeout(self) -> None:
         """The next call raises ModelTimeoutError naming the model."""
         self._queue.append(_Timeout())
+
+    def prefill(self, messages: Sequence[ChatMessage | Mapping[str, str]]) -> int:
+        """Records the prompt (a scripted model has no cache): 0 tokens evaluated."""
+        self.prefills.append(as_messages(messages))
+        return 0
 
     def complete(
         self,

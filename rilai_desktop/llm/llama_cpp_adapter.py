@@ -170,6 +170,28 @@ class LlamaCppModel:
         """The formatted prompt for one system + one user message (benchmarks, tests)."""
         return self.format_prompt([ChatMessage("system", system), ChatMessage("user", user)])[0]
 
+    def prefill(self, messages: Sequence[ChatMessage | Mapping[str, str]]) -> int:
+        """Evaluate the formatted prompt into the KV cache now; the tokens evaluated.
+
+        The turn runner calls it between turns with the next voice prompt's stable part
+        (static system + conversation), so the next reply pays only for what is new. A
+        prompt that does not fit the context is left alone (0).
+        """
+        prompt, _ = self.format_prompt(as_messages(messages))
+        with self._lock:
+            llm = self._llm
+            tokens = llm.tokenize(prompt.encode("utf-8"), special=True)
+            if not tokens or len(tokens) >= self.n_ctx:
+                return 0
+            cached = self._cached_prefix(tokens)
+            if self._decoder is None:
+                self._decoder = ConstrainedDecoder(llm)
+            try:
+                self._decoder.prefill(tokens)
+            except (RuntimeError, ValueError) as exc:
+                raise ModelCallError(f"{self._model_id} failed to prefill: {exc}") from exc
+            return len(tokens) - cached
+
     def complete_prompt(
         self,
         prompt: str,

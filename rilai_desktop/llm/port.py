@@ -89,6 +89,19 @@ class LLM(Protocol):
     ) -> Completion | CompletionStream: ...
 
 
+@runtime_checkable
+class Prefills(Protocol):
+    """A model that can evaluate a prompt into its cache ahead of the call that needs it.
+
+    ``prefill(messages)`` evaluates the formatted prompt now (the chat template's
+    generation prompt included) and returns how many tokens it had to evaluate (0 when
+    all were cached). A later call whose prompt starts the same way reuses them. Used in
+    idle time, so it must not change what any later call answers.
+    """
+
+    def prefill(self, messages: Sequence[ChatMessage | Mapping[str, str]]) -> int: ...
+
+
 def as_messages(messages: Sequence[ChatMessage | Mapping[str, str]]) -> list[ChatMessage]:
     """Normalise dicts to ChatMessages; refuse an empty list or an unknown role."""
     from rilai_desktop.llm.errors import BadRequestError

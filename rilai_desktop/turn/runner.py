@@ -7,6 +7,11 @@ logged). ``run(text)`` is the same as an iterator: the turn runs in a worker thr
 caller receives updates live. A stage that raises becomes an ERROR event and the turn goes
 on with that stage's defaults; every turn ends with TURN_COMPLETED (a killed process leaves
 a turn that the log marks TURN_ABORTED when it is next opened).
+
+After a turn, while the person reads the reply, a background thread evaluates the next
+reply's stable prompt start (static system + the conversation so far) on the voice model
+(``SpeakingStage.warm``), so the next turn's voice pays only for its notes and message.
+``wait_warm()`` waits for it (closing, benchmarks); ``last_warm`` says what it cost.
 """
 
 from __future__ import annotations
@@ -42,6 +47,7 @@ STAGES = ("ingest", "sense", "recall", "agents", "deliberate", "council", "voice
 @dataclass(frozen=True)
 class TurnSettings:
     history_messages: int = 6
+    warm_next_voice: bool = True  # evaluate the next voice prompt's start between turns
 
 
 class TurnRunner:
@@ -71,6 +77,10 @@ class TurnRunner:
         self._new_session = sid is None
         self.session = restore(events, sid) if sid else SessionState(str(uuid.uuid4()))
         self.last_result: TurnResult | None = None
+        self.warm_next_voice = self.settings.warm_next_voice
+        self.last_warm: dict[str, Any] = {}  # tokens, ms (or error) of the last warm
+        self._warm_thread: threading.Thread | None = None
+        self._warm_lock = threading.Lock()
 
     @property
     def session_id(self) -> str:
@@ -125,7 +135,43 @@ class TurnRunner:
 
     def run_turn(self, text: str, on_update: OnUpdate | None = None) -> TurnResult:
         with self._lock:
-            return self._run(text, on_update or (lambda _u: None))
+            result = self._run(text, on_update or (lambda _u: None))
+        if self.warm_next_voice:
+            self._start_warm()
+        return result
+
+    # ── between turns ──────────────────────────────────────────────────────
+    def _history(self) -> list[dict[str, Any]]:
+        # Twice the voice's window: voice_prompt.history_messages picks a window start that
+        # stays put across turns (KV-cache reuse); given only the window it would slide.
+        history = self.session.history[-2 * self.settings.history_messages :]
+        return [{"role": m["role"], "content": m["content"]} for m in history]
+
+    def _start_warm(self) -> None:
+        """Warm the voice model for the next turn in the background (see the module doc)."""
+        history = self._history()
+
+        def work() -> None:
+            with self._warm_lock:  # one warm at a time; a newer one waits for the older
+                t0 = time.perf_counter()
+                try:
+                    tokens = self.speaking.warm(history)
+                except Exception as exc:  # a cache warm-up must never reach the person
+                    self.last_warm = {"error": f"{type(exc).__name__}: {exc}"[:300]}
+                    return
+                ms = (time.perf_counter() - t0) * 1000
+                self.last_warm = {"tokens": tokens, "ms": round(ms, 1)}
+
+        self._warm_thread = threading.Thread(target=work, name="rilai-warm", daemon=True)
+        self._warm_thread.start()
+
+    def wait_warm(self, timeout: float | None = None) -> bool:
+        """Wait for the between-turns warm-up; False if it is still running at ``timeout``."""
+        thread = self._warm_thread
+        if thread is None:
+            return True
+        thread.join(timeout)
+        return not thread.is_alive()
 
     def _run(self, raw: str, publish: OnUpdate) -> TurnResult:
         start = time.perf_counter()
@@ -139,14 +185,11 @@ class TurnRunner:
             publish(self.events.append(sid, turn_id, kind, dict(payload)))
 
         text, notes = clean_input(raw)
-        # Twice the voice's window: voice_prompt.history_messages picks a window start that
-        # stays put across turns (KV-cache reuse); given only the window it would slide.
-        history = self.session.history[-2 * self.settings.history_messages :]
         state = TurnState(
             sid,
             turn_id,
             text,
-            history=[{"role": m["role"], "content": m["content"]} for m in history],
+            history=self._history(),
             stance=self.session.stance.model_copy(deep=True),
             modulators=self.session.modulators.model_copy(deep=True),
             started=start,

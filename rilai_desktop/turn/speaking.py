@@ -6,13 +6,13 @@ deterministic fallback. The reply that is shown always passes the safety critic.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 
 from rilai_desktop.contracts import CriticResult, EventKind
-from rilai_desktop.llm.port import LLM, Completion
-from rilai_desktop.turn import voice
+from rilai_desktop.llm.port import LLM, Completion, Prefills
+from rilai_desktop.turn import voice, voice_prompt
 from rilai_desktop.turn.council import Council
 from rilai_desktop.turn.critics import Critics, blocking, regeneration_feedback, safety_passed
 from rilai_desktop.turn.ports import Models
@@ -68,6 +68,16 @@ class SpeakingStage:
                 "consensus": state.consensus,
             },
         )
+
+    def warm(self, history: Sequence[Mapping[str, str]]) -> int:
+        """Evaluate the next reply's stable prompt start (static system + the conversation
+        window for ``history``) on the voice model; the tokens evaluated (0 for a model
+        without a cache). Called between turns, so the next reply's first token comes after
+        only this turn's notes and message are evaluated."""
+        model = self.models.for_role("voice")
+        if not isinstance(model, Prefills):
+            return 0
+        return model.prefill(voice_prompt.prefix_messages(history))
 
     def speak(self, state: TurnState, emit: Emit, publish: Publish, scope: CallerScope) -> Spoken:
         decision = state.decision

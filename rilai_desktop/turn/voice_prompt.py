@@ -388,10 +388,23 @@ def voice_messages(
     """
     text = clean_text(state.user_text, USER_TEXT_CHARS) or "(an empty message)"
     return [
-        ChatMessage("system", system_prompt(prompts_dir)),
-        *history_messages(state.history, max_history),
+        *prefix_messages(state.history, max_history=max_history, prompts_dir=prompts_dir),
         ChatMessage("system", notes_message(state, feedback, prompts_dir)),
         ChatMessage("user", text),
+    ]
+
+
+def prefix_messages(
+    history: Sequence[Any], *, max_history: int = 6, prompts_dir: Path | None = None
+) -> list[ChatMessage]:
+    """The stable start of the voice prompt: static system + the conversation window.
+
+    The next turn's prompt starts with exactly these messages (same history, same window),
+    so the runner evaluates them into the voice model's cache between turns.
+    """
+    return [
+        ChatMessage("system", system_prompt(prompts_dir)),
+        *history_messages(history, max_history),
     ]
 
 

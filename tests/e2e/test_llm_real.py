@@ -128,6 +128,29 @@ def test_second_call_reuses_a_400_token_prefix(model: LlamaCppModel) -> None:
     assert second.usage.cached_prompt_tokens >= 400, second.usage
 
 
+def test_prefill_warms_the_cache_and_changes_no_reply(model: LlamaCppModel) -> None:
+    """What the runner does between turns: the next prompt's start is evaluated ahead; the
+    call then reuses it and answers exactly what a cold context answers."""
+    start = [
+        {"role": "system", "content": "You are a kind companion. Answer in one sentence."},
+        {"role": "user", "content": "My cat Pixel knocked a glass off the table today."},
+        {"role": "assistant", "content": "Oh no, was anyone hurt, and is Pixel okay?"},
+    ]
+    full = [*start, {"role": "user", "content": "Everyone is fine, just a mess."}]
+    model.reset_cache()
+    evaluated = model.prefill(start)
+    assert evaluated > 30
+    assert model.prefill(start) <= 1  # already in the cache
+    warm = model.complete(full, max_tokens=16, temperature=0.0)
+    assert isinstance(warm, Completion)
+    assert warm.usage.cached_prompt_tokens >= evaluated - 6, warm.usage  # template tail
+    model.reset_cache()
+    cold = model.complete(full, max_tokens=16, temperature=0.0)
+    assert isinstance(cold, Completion)
+    assert cold.usage.cached_prompt_tokens == 0
+    assert warm.text == cold.text
+
+
 def test_a_grammar_call_leaves_the_kv_cache_consistent(model: LlamaCppModel) -> None:
     """The constrained decoder (llm/constrained.py) drives the context itself; afterwards a
     plain greedy call that reuses the cached prefix must produce exactly what a fresh

@@ -5,7 +5,8 @@ Twenty fixed messages (``turn_messages.py``) go through the real turn — sensor
 the agents, deliberation, council, the streamed voice, critics and commit. After each turn,
 in the same process, bare llama-cpp-python (its own ``Llama`` on the voice model's file)
 answers the same message in one plain chat completion forced to the same number of
-tokens as the turn's reply (end-of-text suppressed). A warm-up turn and a warm-up bare
+tokens as the turn's shown reply (end-of-text suppressed; the earlier attempts of a
+regenerated reply are not counted). A warm-up turn and a warm-up bare
 call are not counted.
 
 Between turns the runner evaluates the next voice prompt's start in the background (what
@@ -117,7 +118,8 @@ def _measure(companion: Any, ctx: Context, count: int) -> dict[str, Any]:
         result = runner.run_turn(message)
         runner.wait_warm()
         warm = dict(runner.last_warm)
-        reply_tokens = result.state.tokens.get("voice", {}).get("completion", 0)
+        # the shown reply's length: a regenerated turn's earlier attempts are not counted
+        reply_tokens = result.reply_tokens
         if result.voice_model in ("safety-template", "fallback-template") or not reply_tokens:
             reply_tokens = max(1, len(result.reply.split()) * 4 // 3)
         plain_ms, plain_tokens = bare.reply(message, reply_tokens)

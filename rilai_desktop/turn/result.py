@@ -34,6 +34,7 @@ class TurnResult:
     voice_model: str = ""
     escalated: bool = False
     attempts: int = 0
+    reply_tokens: int = 0  # the shown reply's generated tokens (0: a template reply)
     total_ms: float = 0.0
     ttft_ms: float | None = None  # from the start of the turn to the first voice token
 
@@ -97,6 +98,7 @@ class TurnResult:
                 "model": self.voice_model,
                 "escalated": self.escalated,
                 "attempts": self.attempts,
+                "reply_tokens": self.reply_tokens,
             },
             "stage_ms": {k: round(v, 1) for k, v in s.stage_ms.items()},
             "tokens": s.tokens,

@@ -233,6 +233,7 @@ class TurnRunner:
                 state.reply = s.reply
                 result.voice_prompt, result.voice_model = s.prompt, s.model
                 result.escalated, result.attempts = s.escalated, s.attempts
+                result.reply_tokens = s.reply_tokens
                 if s.ttft_at is not None:
                     result.ttft_ms = (s.ttft_at - start) * 1000
             self._stage("commit", state, emit, lambda: self._commit(state, emit, result))

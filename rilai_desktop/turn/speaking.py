@@ -29,6 +29,7 @@ class Spoken:
     model: str = ""
     escalated: bool = False
     attempts: int = 0
+    reply_tokens: int = 0  # generated tokens of the attempt that is shown (0: a template)
     ttft_at: float | None = None  # perf_counter() of the first streamed piece
     critics: list[CriticResult] = field(default_factory=list)
 
@@ -144,6 +145,7 @@ class SpeakingStage:
             return ""
         u = completion.usage
         state.add_tokens("voice", u.prompt_tokens, u.cached_prompt_tokens, u.completion_tokens)
+        spoken.reply_tokens = u.completion_tokens
         reply = voice.clean_reply(completion.text)
         emit(
             EventKind.VOICE_RENDERED,
@@ -202,5 +204,6 @@ class SpeakingStage:
             {"results": [r.model_dump(mode="json") for r in results], "attempt": attempt},
         )
         spoken.reply, spoken.critics, spoken.model = reply, results, "fallback-template"
+        spoken.reply_tokens = 0
         spoken.attempts = attempt + 1
         return spoken

@@ -8,9 +8,11 @@ caller receives updates live. A stage that raises becomes an ERROR event and the
 on with that stage's defaults; every turn ends with TURN_COMPLETED (a killed process leaves
 a turn that the log marks TURN_ABORTED when it is next opened).
 
-After a turn, while the person reads the reply, a background thread evaluates the next
-reply's stable prompt start (static system + the conversation so far) on the voice model
-(``SpeakingStage.warm``), so the next turn's voice pays only for its notes and message.
+After a turn, while the person reads the reply, a background thread evaluates what the
+next turn's prompts will start with: on every agent context the static instructions and
+the lead of the context (``WaveStage.warm``), and on the voice model the static system
+prompt and the conversation so far (``SpeakingStage.warm``). The next turn then pays only
+for the new message, its signals, memory and notes.
 ``wait_warm()`` waits for it (closing, benchmarks); ``last_warm`` says what it cost.
 """
 
@@ -27,7 +29,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from rilai_desktop.contracts import EngineEvent, EventKind
-from rilai_desktop.turn.agent_context import turn_context
+from rilai_desktop.turn.agent_context import lead_context, turn_context
 from rilai_desktop.turn.commit import plan_commit
 from rilai_desktop.turn.model_events import ModelEventRelay
 from rilai_desktop.turn.ports import EventStore, Recall, TurnMemory
@@ -150,17 +152,24 @@ class TurnRunner:
     def _start_warm(self) -> None:
         """Warm the voice model for the next turn in the background (see the module doc)."""
         history = self._history()
+        lead = lead_context(history, self.session.stance)
 
         def work() -> None:
             with self._warm_lock:  # one warm at a time; a newer one waits for the older
                 t0 = time.perf_counter()
                 try:
-                    tokens = self.speaking.warm(history)
+                    agents = self.waves.warm(lead)
+                    voice = self.speaking.warm(history)
                 except Exception as exc:  # a cache warm-up must never reach the person
                     self.last_warm = {"error": f"{type(exc).__name__}: {exc}"[:300]}
                     return
                 ms = (time.perf_counter() - t0) * 1000
-                self.last_warm = {"tokens": tokens, "ms": round(ms, 1)}
+                self.last_warm = {
+                    "tokens": agents + voice,
+                    "agent_tokens": agents,
+                    "voice_tokens": voice,
+                    "ms": round(ms, 1),
+                }
 
         self._warm_thread = threading.Thread(target=work, name="rilai-warm", daemon=True)
         self._warm_thread.start()

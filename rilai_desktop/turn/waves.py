@@ -29,6 +29,8 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass
 
 from rilai_desktop.contracts import Claim, EventKind
+from rilai_desktop.llm.port import Prefills
+from rilai_desktop.turn.agent_context import warm_messages
 from rilai_desktop.turn.agent_runner import AgentRun, AgentRunner
 from rilai_desktop.turn.deliberation import deliberate
 from rilai_desktop.turn.loader import AgentRegistry
@@ -177,6 +179,20 @@ class WaveStage:
             with ThreadPoolExecutor(workers, thread_name_prefix="rilai-agent") as executor:
                 list(executor.map(one, jobs))
         return [[r for r in wave_runs if r is not None] for wave_runs in runs]
+
+    def warm(self, lead: str) -> int:
+        """Evaluate the next turn's shared agent prompt start (static instructions + the
+        lead of the context) on every agent context at once; the tokens evaluated."""
+        pool = [self.runner, *self.extra_runners]
+        unique = list({id(r.model): r.model for r in pool}.values())
+        models = [m for m in unique if isinstance(m, Prefills)]
+        if not models:
+            return 0
+        messages = warm_messages(self.runner.system_text, lead)
+        if len(models) == 1:
+            return models[0].prefill(messages)
+        with ThreadPoolExecutor(len(models), thread_name_prefix="rilai-warm") as executor:
+            return sum(executor.map(lambda m: m.prefill(messages), models))
 
     def reduce(self, state: TurnState, emit: Emit, now: float) -> None:
         before = state.stance.to_dict()

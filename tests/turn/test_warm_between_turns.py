@@ -19,12 +19,21 @@ def test_after_a_turn_the_next_voice_prompt_start_is_warmed(rig: Rig) -> None:
     said = [m.content for m in warmed[1:]]
     assert said[0].startswith("Work was rough today")
     assert warmed[-1].role == "assistant"  # the reply just given is in it
-    assert rig.runner.last_warm == {"tokens": 0, "ms": rig.runner.last_warm["ms"]}
+    assert set(rig.runner.last_warm) == {"tokens", "agent_tokens", "voice_tokens", "ms"}
+    # the agents' context too: static instructions + the last exchange, one system message
+    assert len(rig.agents.prefills) == 1
+    [agent_warm] = rig.agents.prefills[0]
+    assert agent_warm.role == "system"
+    assert "Just before: person: Work was rough today" in agent_warm.content
 
-    # the next turn's voice prompt starts with exactly the warmed messages
+    # the next turn's prompts start with exactly what was warmed
     rig.runner.run_turn("And then the bus was late too.")
     voice_calls = [r for r in rig.voice.requests if r.schema is None]
     assert voice_calls[-1].messages[: len(warmed)] == warmed
+    agent_calls = [r for r in rig.agents.requests if r.schema is not None]
+    last_system = agent_calls[-1].messages[0].content
+    assert last_system.startswith(agent_warm.content + "\n")
+    assert "The person says: \"And then the bus was late too.\"" in last_system
 
 
 def test_the_warmed_prefix_is_what_voice_messages_starts_with() -> None:
@@ -42,7 +51,7 @@ def test_no_warm_when_switched_off(rig: Rig) -> None:
     rig.runner.warm_next_voice = False
     rig.runner.run_turn("Just saying hi.")
     assert rig.runner.wait_warm(timeout=1)
-    assert rig.voice.prefills == []
+    assert rig.voice.prefills == [] and rig.agents.prefills == []
 
 
 class _Broken:

@@ -132,22 +132,21 @@ def test_a_reply_that_fails_a_critic_is_regenerated(rig: Rig) -> None:
     result = rig.runner.run_turn("I don't want advice, I just feel really low today.")
     assert result.attempts >= 2
     assert "yoga" not in result.reply
-    if result.voice_model == "fallback-template":
-        assert result.reply_tokens == 0
-    else:  # the shown reply's length, not the attempts' sum (the bench's bare call uses it)
-        assert 0 < result.reply_tokens < result.state.tokens["voice"]["completion"]
-
-
-def test_reply_tokens_count_only_the_attempt_that_is_shown(rig: Rig) -> None:
-    rig.voice.enqueue("I feel so sad too. You should try yoga, it always helps me every day.")
-    rig.voice.enqueue("That sounds heavy. I'm here.")
-    result = rig.runner.run_turn("I don't want advice, I just feel really low today.")
-    assert result.attempts == 2
-    assert result.reply_tokens == len("That sounds heavy. I'm here.".split())
-    assert result.state.tokens["voice"]["completion"] > result.reply_tokens
     assert all(c.passed or c.severity in ("info", "warning") for c in result.state.critics)
     got = kinds(rig, result.turn_id)
     assert got.count(K.CRITICS_UPDATED) >= 2
+
+
+def test_reply_tokens_count_only_the_attempt_that_is_shown(rig: Rig) -> None:
+    shown = "That sounds heavy. I'm here."
+    rig.voice.enqueue("I feel so sad too. You should try yoga, it always helps me every day.")
+    rig.voice.enqueue(shown)
+    result = rig.runner.run_turn("I don't want advice, I just feel really low today.")
+    assert result.attempts == 2
+    assert result.reply == shown
+    # the scripted model counts words as tokens; the bench's bare call uses this length
+    assert result.reply_tokens == len(shown.split(" "))
+    assert result.state.tokens["voice"]["completion"] > result.reply_tokens
 
 
 def test_replies_that_keep_failing_end_in_a_safe_fallback(rig: Rig) -> None:

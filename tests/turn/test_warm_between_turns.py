@@ -33,7 +33,7 @@ def test_after_a_turn_the_next_voice_prompt_start_is_warmed(rig: Rig) -> None:
     agent_calls = [r for r in rig.agents.requests if r.schema is not None]
     last_system = agent_calls[-1].messages[0].content
     assert last_system.startswith(agent_warm.content + "\n")
-    assert "The person says: \"And then the bus was late too.\"" in last_system
+    assert 'The person says: "And then the bus was late too."' in last_system
 
 
 def test_the_warmed_prefix_is_what_voice_messages_starts_with() -> None:

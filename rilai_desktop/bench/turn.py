@@ -7,7 +7,8 @@ in the same process, bare llama-cpp-python (its own ``Llama`` on the voice model
 answers the same message in one plain chat completion forced to the same number of
 tokens as the turn's shown reply (end-of-text suppressed; the earlier attempts of a
 regenerated reply are not counted). A warm-up turn and a warm-up bare
-call are not counted.
+call are not counted, and the session is reset after the warm-up turn so the measured
+conversation does not start from its exchange.
 
 Between turns the runner evaluates the next voice prompt's start in the background (what
 the person's reading time pays for in the app, ``TurnRunner.wait_warm``). The bench waits
@@ -107,6 +108,8 @@ def run(args: Namespace, ctx: Context) -> int:
 def _measure(companion: Any, ctx: Context, count: int) -> dict[str, Any]:
     runner = companion.runner
     runner.run_turn(WARM_UP)  # loads the models, MiniLM and the index: not counted
+    runner.wait_warm()
+    runner.reset()  # the measured conversation starts fresh, without the warm-up exchange
     voice_model = companion.router.for_role("voice")
     settings = ctx.loaded.settings.llm
     bare = BareVoice(
@@ -126,6 +129,9 @@ def _measure(companion: Any, ctx: Context, count: int) -> dict[str, Any]:
         turns.append(
             {
                 "message": message[:60],
+                "reply": result.reply[:160],
+                "voice_model": result.voice_model,
+                "attempts": result.attempts,
                 "ms": result.total_ms,
                 "ttft_ms": result.ttft_ms,
                 "stage_ms": dict(result.state.stage_ms),

@@ -228,6 +228,14 @@ REFUSAL = _any(
     r"\bcan(?:'|’|no)?t\s+(?:assist|help)\s+with\s+(?:this|that|your)\s+request\b",
 )
 
+# Someone else's identity: the coder voice model calls itself a programming assistant (or
+# Qwen), and once one such reply is in the conversation it copies it into every reply.
+WRONG_IDENTITY = _any(
+    r"\b(?:programming|coding|code|software|developer)\s+(?:assistant|AI|helper|bot)\b",
+    r"\bI(?:'m|’m|\s+am)\s+(?:Qwen|ChatGPT|Claude|Gemini|Llama)\b",
+    r"\b(?:created|made|developed|trained)\s+by\s+(?:Alibaba|OpenAI|Anthropic|Google|Meta)\b",
+)
+
 # ── safety: encouragement of self-harm, or methods ───────────────────────────────────
 SELF_HARM = _any(
     r"\byou\s+should\s+(?:just\s+)?(?:end\s+it|kill\s+yourself|hurt\s+yourself|die"

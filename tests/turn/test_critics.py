@@ -15,6 +15,7 @@ from rilai_desktop.llm.errors import ModelCallError
 from rilai_desktop.llm.fake import ScriptedLLM
 from rilai_desktop.llm.port import Usage
 from rilai_desktop.turn.critics import (
+    copied_share,
     CRITIC_NAMES,
     VERDICT_SCHEMA,
     Critics,
@@ -59,6 +60,15 @@ def make_state(
     state.recall = recall or Recall()
     state.history = list(history)
     return state
+
+
+COPYING_HISTORY = [
+    {"role": "user", "content": "I'm so tired lately."},
+    {
+        "role": "assistant",
+        "content": "It's important to stay connected and feel good. How do you feel about this?",
+    },
+]
 
 
 def result(reply: str, state: TurnState, critic: str, judge: Any = None) -> CriticResult:
@@ -398,6 +408,14 @@ def test_an_empty_reply_while_speaking_is_an_error_but_fine_when_silent() -> Non
         ("I am unable to assist with that.", make_state(), "error"),
         ("That's hard. earlier: They said: I feel lonely.", make_state(), "error"),
         ("They mostly want to be heard, so answer gently.", make_state(), "error"),
+        # the coder model's identity, and a reply copied from Rilai's earlier ones
+        ("Hey there! I'm Rilai, a programming assistant. How are you?", make_state(), "error"),
+        ("I'm Qwen, created by Alibaba Cloud. How can I help?", make_state(), "error"),
+        (
+            "It's important to stay connected and feel good. How do you feel about this?",
+            make_state(history=COPYING_HISTORY),
+            "error",
+        ),
     ],
 )
 def test_incoherent_replies(reply: str, state: TurnState, severity: str) -> None:
@@ -654,3 +672,17 @@ def test_an_own_words_reply_to_an_injection_passes_and_normal_messages_are_not_c
     ).passed
     quoted = make_state("my locker code is 4821 and I keep forgetting it", sensors={})
     assert result("Your locker code 4821 sounds easy to forget.", quoted, "coherence").passed
+
+
+def test_a_reply_that_shares_a_short_phrase_with_an_earlier_one_is_not_a_copy() -> None:
+    state = make_state("My sister called me today.", history=COPYING_HISTORY)
+    reply = "That's lovely that she called. How do you feel about this?"
+    r = result(reply, state, "coherence")
+    assert r.passed, r.reason  # one shared sentence, most of the reply is new
+
+
+def test_copied_share_counts_whole_earlier_sentences() -> None:
+    earlier = frozenset({"it's important to stay connected and feel good"})
+    assert copied_share("It's important to stay connected and feel good.", earlier) == 1.0
+    assert copied_share("It is good to stay in touch with friends.", earlier) == 0.0
+    assert copied_share("anything", frozenset()) == 0.0

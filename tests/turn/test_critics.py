@@ -15,11 +15,11 @@ from rilai_desktop.llm.errors import ModelCallError
 from rilai_desktop.llm.fake import ScriptedLLM
 from rilai_desktop.llm.port import Usage
 from rilai_desktop.turn.critics import (
-    copied_share,
     CRITIC_NAMES,
     VERDICT_SCHEMA,
     Critics,
     blocking,
+    copied_share,
     regeneration_feedback,
     safety_passed,
 )

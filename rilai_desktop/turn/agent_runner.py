@@ -25,8 +25,8 @@ from rilai_desktop.turn.state import Emit
 # (measured), and a turn runs six or more agents. One short observation and exactly one
 # short claim: the 135M model answers an optional list with [] almost always; a forced
 # claim that says nothing useful is dropped by grounding or ranks low (urgency 0).
-OBSERVATION_CHARS = 70
-CLAIM_CHARS = 80
+OBSERVATION_CHARS = 48
+CLAIM_CHARS = 64
 MAX_CLAIMS = 1
 MAX_TOKENS = 120
 # The optional fields' worst case on top (a memory entry of up to 120 characters, a stance

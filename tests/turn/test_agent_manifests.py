@@ -132,7 +132,9 @@ def test_prompt_is_short_specific_and_list_free(registry: AgentRegistry, agent_i
     # no example claim: the 135M model parrots examples back verbatim as its own claims
     example = EXAMPLE.findall(prompt)
     assert not example
-    assert "urgency 0" in prompt and "no claims" in prompt  # when to stay quiet
+    # when to stay quiet; what quiet means (urgency 0) is said once, in _system.md
+    assert re.search(r"\bStay quiet (?:when|while|if|for|unless)\b", prompt), prompt
+    assert "urgency 0" not in prompt
     assert "{" not in prompt and "json" not in prompt.lower()  # the runner owns the format
     # its own trigger words are never listed back to the model
     keywords = registry.get(agent_id).triggers.keywords
@@ -283,3 +285,8 @@ def test_yaml_mapping_reads_a_shipped_manifest() -> None:
     data = yaml_mapping(_yaml("resource.financial"))
     assert data["id"] == "resource.financial"
     assert isinstance(data["triggers"], dict)
+
+
+def test_the_system_prompt_says_what_staying_quiet_means() -> None:
+    system = (PROMPTS / "agents" / "_system.md").read_text(encoding="utf-8")
+    assert "Staying quiet means: urgency 0 and confidence 0" in system

@@ -219,6 +219,8 @@ SYSTEM_ECHO = _any(
     r"\bmention\s+only\s+if\s+it\s+fits\b",
     r"\bworth\s+touching\s+on\b",
     r"\bthey\s+mostly\s+want\s+to\s+be\s+heard\b",
+    r"\bclaim\s+human\s+feelings\s+or\s+a\s+body\b",
+    r"\bmention\s+history\s+that\s+memory\b",
 )
 # A stock refusal. The 0.5B coder model answers ordinary chat with one now and then, and
 # once one is in the conversation it copies it turn after turn (measured: 11 of 20 replies).

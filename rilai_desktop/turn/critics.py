@@ -67,6 +67,7 @@ FEEDBACK: Final[Mapping[str, str]] = {
     "refusal": "Do not refuse: answer what they said, warmly and briefly.",
     "identity": "You are Rilai, a companion on their computer, not a programming assistant.",
     "copied": "Do not reuse what you said before; answer this message in new words.",
+    "parrot": "Do not repeat their message back; answer it in your own words.",
     "clarify": "Ask one short question, ending with '?', about what they mean.",
     "meta": "Say plainly that you are an AI, not a human.",
     "repair": "Acknowledge that you missed what they needed, without being defensive.",
@@ -111,6 +112,7 @@ class _Context:
     has_past: bool
     injected: tuple[str, ...] = ()  # the user's words, when the message is an injection
     earlier: frozenset[str] = frozenset()  # Rilai's earlier sentences (copied_share)
+    theirs: frozenset[str] = frozenset()  # the sentences of their message (copied_share)
 
     @classmethod
     def of(cls, state: TurnState) -> _Context:
@@ -159,6 +161,7 @@ class _Context:
                 if isinstance(m, Mapping) and m.get("role") == "assistant"
                 for sentence in _sentences(str(m.get("content", ""))[:20_000])
             ),
+            theirs=frozenset(_sentences(clean(state.user_text, 20_000))),
         )
 
 
@@ -345,6 +348,9 @@ class Critics:
         copied = copied_share(text, ctx.earlier)
         if copied >= COPIED_SHARE:
             issues.append(("error", f"{copied:.0%} of it copies Rilai's earlier replies", "copied"))
+        parroted_them = copied_share(text, ctx.theirs)
+        if parroted_them >= COPIED_SHARE:
+            issues.append(("error", f"{parroted_them:.0%} of it repeats their message", "parrot"))
         if ctx.injected:
             parroted = injection_echo(text, ctx.injected)
             if parroted:

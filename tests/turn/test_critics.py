@@ -411,6 +411,15 @@ def test_an_empty_reply_while_speaking_is_an_error_but_fine_when_silent() -> Non
         # the coder model's identity, and a reply copied from Rilai's earlier ones
         ("Hey there! I'm Rilai, a programming assistant. How are you?", make_state(), "error"),
         ("I'm Qwen, created by Alibaba Cloud. How can I help?", make_state(), "error"),
+        # their message said back as the reply, and the notes' "Avoid:" line read back
+        (
+            "Work was rough today. My manager criticised my report in front of everyone.",
+            make_state(
+                "Work was rough today. My manager criticised my report in front of everyone."
+            ),
+            "error",
+        ),
+        ("I see. Avoid: claim human feelings or a body; mention history.", make_state(), "error"),
         (
             "It's important to stay connected and feel good. How do you feel about this?",
             make_state(history=COPYING_HISTORY),

@@ -113,6 +113,7 @@ class _Context:
     injected: tuple[str, ...] = ()  # the user's words, when the message is an injection
     earlier: frozenset[str] = frozenset()  # Rilai's earlier sentences (copied_share)
     theirs: frozenset[str] = frozenset()  # the sentences of their message (copied_share)
+    openings: frozenset[str] = frozenset()  # the first OPENING_WORDS of Rilai's replies
 
     @classmethod
     def of(cls, state: TurnState) -> _Context:
@@ -162,6 +163,12 @@ class _Context:
                 for sentence in _sentences(str(m.get("content", ""))[:20_000])
             ),
             theirs=frozenset(_sentences(clean(state.user_text, 20_000))),
+            openings=frozenset(
+                opening
+                for m in state.history
+                if isinstance(m, Mapping) and m.get("role") == "assistant"
+                if (opening := _opening(str(m.get("content", ""))[:2_000]))
+            ),
         )
 
 
@@ -348,6 +355,8 @@ class Critics:
         copied = copied_share(text, ctx.earlier)
         if copied >= COPIED_SHARE:
             issues.append(("error", f"{copied:.0%} of it copies Rilai's earlier replies", "copied"))
+        if copied < COPIED_SHARE and _opening(text) in ctx.openings:
+            issues.append(("error", "opens exactly like an earlier reply", "copied"))
         parroted_them = copied_share(text, ctx.theirs)
         if parroted_them >= COPIED_SHARE:
             issues.append(("error", f"{parroted_them:.0%} of it repeats their message", "parrot"))
@@ -432,6 +441,15 @@ def _sentences(text: str) -> list[str]:
 def _max_repeats(text: str) -> int:
     counts = Counter(_sentences(text))
     return max(counts.values(), default=0)
+
+
+OPENING_WORDS = 8  # a reply that opens with the same 8 words as an earlier one is a template
+
+
+def _opening(text: str) -> str:
+    """The reply's first ``OPENING_WORDS`` words, lowercased ("" when it is shorter)."""
+    first = words(text[:2_000])[:OPENING_WORDS]
+    return " ".join(first) if len(first) == OPENING_WORDS else ""
 
 
 COPIED_SHARE = 0.6  # a reply with 60 % or more of its words in earlier sentences is a copy

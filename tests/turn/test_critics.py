@@ -71,6 +71,15 @@ COPYING_HISTORY = [
 ]
 
 
+TEMPLATE_HISTORY = [
+    {"role": "user", "content": "I can't afford my rent."},
+    {
+        "role": "assistant",
+        "content": "I'm sorry, but as an AI assistant, I don't have feelings, so I can't pay rent.",
+    },
+]
+
+
 def result(reply: str, state: TurnState, critic: str, judge: Any = None) -> CriticResult:
     results = Critics(judge).review(reply, state)
     return next(r for r in results if r.critic == critic)
@@ -420,6 +429,12 @@ def test_an_empty_reply_while_speaking_is_an_error_but_fine_when_silent() -> Non
             "error",
         ),
         ("I see. Avoid: claim human feelings or a body; mention history.", make_state(), "error"),
+        # a template loop: every reply opens with the same eight words
+        (
+            "I'm sorry, but as an AI assistant, I don't have feelings, so I can't sleep.",
+            make_state(history=TEMPLATE_HISTORY),
+            "error",
+        ),
         (
             "It's important to stay connected and feel good. How do you feel about this?",
             make_state(history=COPYING_HISTORY),
@@ -695,3 +710,9 @@ def test_copied_share_counts_whole_earlier_sentences() -> None:
     assert copied_share("It's important to stay connected and feel good.", earlier) == 1.0
     assert copied_share("It is good to stay in touch with friends.", earlier) == 0.0
     assert copied_share("anything", frozenset()) == 0.0
+
+
+def test_a_reply_that_opens_differently_is_not_a_template() -> None:
+    state = make_state("I can't sleep.", history=TEMPLATE_HISTORY)
+    r = result("That sounds exhausting. What keeps you up at night?", state, "coherence")
+    assert r.passed, r.reason

@@ -11,7 +11,6 @@ short instructions the voice can follow. ``review`` never raises.
 from __future__ import annotations
 
 import math
-from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,7 +27,14 @@ from rilai_desktop.turn.council_rules import (
     advice_declined,
     clean,
     one_line,
-    words,
+)
+from rilai_desktop.turn.critic_copies import (
+    COPIED_SHARE,
+    copied_share,
+    max_repeats,
+    opening,
+    rilai_said,
+    sentences,
 )
 from rilai_desktop.turn.state import TurnState
 
@@ -139,6 +145,7 @@ class _Context:
         )
         past_text += " " + " ".join(P.strings(state.history))
         past = frozenset(P.stems(clean(past_text[:400_000])))
+        earlier, openings = rilai_said(state.history)
         return cls(
             intent=intent,
             speak=decision.speak if decision is not None else True,
@@ -156,19 +163,9 @@ class _Context:
                 if state.sensor("prompt_injection") >= INJECTION_THRESHOLD
                 else ()
             ),
-            earlier=frozenset(
-                sentence
-                for m in state.history
-                if isinstance(m, Mapping) and m.get("role") == "assistant"
-                for sentence in _sentences(str(m.get("content", ""))[:20_000])
-            ),
-            theirs=frozenset(_sentences(clean(state.user_text, 20_000))),
-            openings=frozenset(
-                opening
-                for m in state.history
-                if isinstance(m, Mapping) and m.get("role") == "assistant"
-                if (opening := _opening(str(m.get("content", ""))[:2_000]))
-            ),
+            theirs=frozenset(sentences(clean(state.user_text, 20_000))),
+            earlier=earlier,
+            openings=openings,
         )
 
 
@@ -355,7 +352,7 @@ class Critics:
         copied = copied_share(text, ctx.earlier)
         if copied >= COPIED_SHARE:
             issues.append(("error", f"{copied:.0%} of it copies Rilai's earlier replies", "copied"))
-        if copied < COPIED_SHARE and _opening(text) in ctx.openings:
+        if copied < COPIED_SHARE and opening(text) in ctx.openings:
             issues.append(("error", "opens exactly like an earlier reply", "copied"))
         parroted_them = copied_share(text, ctx.theirs)
         if parroted_them >= COPIED_SHARE:
@@ -386,7 +383,7 @@ class Critics:
                 issues.append(("warning", "celebration hedged", "celebrate"))
         if ctx.asks_user and not has_question and ctx.intent != "clarify":
             issues.append(("warning", "asks_user set but the reply asks nothing", "asks"))
-        repeats = _max_repeats(text)
+        repeats = max_repeats(text)
         if repeats >= 3:
             issues.append(("error", f"repeats a sentence {repeats} times", "repeat"))
         elif repeats == 2:
@@ -431,40 +428,6 @@ def _load_prompt(prompts_dir: Path, name: str) -> str:
     except (OSError, UnicodeDecodeError):
         return _DEFAULT_JUDGE_PROMPTS[name]
     return text if "{reply}" in text else _DEFAULT_JUDGE_PROMPTS[name]
-
-
-def _sentences(text: str) -> list[str]:
-    """The sentences of ``text`` with 4+ words, as lowercase words joined by spaces."""
-    return [" ".join(words(s)) for s in P.SENTENCES.split(text[:50_000]) if len(words(s)) >= 4]
-
-
-def _max_repeats(text: str) -> int:
-    counts = Counter(_sentences(text))
-    return max(counts.values(), default=0)
-
-
-OPENING_WORDS = 8  # a reply that opens with the same 8 words as an earlier one is a template
-
-
-def _opening(text: str) -> str:
-    """The reply's first ``OPENING_WORDS`` words, lowercased ("" when it is shorter)."""
-    first = words(text[:2_000])[:OPENING_WORDS]
-    return " ".join(first) if len(first) == OPENING_WORDS else ""
-
-
-COPIED_SHARE = 0.6  # a reply with 60 % or more of its words in earlier sentences is a copy
-
-
-def copied_share(reply: str, earlier: frozenset[str]) -> float:
-    """The share of the reply's words that sit in sentences Rilai already said (word for
-    word, 4+ words). The 0.5B voice, given its last replies, repeats one turn after turn."""
-    if not earlier:
-        return 0.0
-    total = len(words(reply[:50_000]))
-    if not total:
-        return 0.0
-    copied = sum(len(s.split()) for s in _sentences(reply) if s in earlier)
-    return copied / total
 
 
 def _words(text: str) -> list[str]:

@@ -14,12 +14,12 @@ from rilai_desktop.contracts import CouncilDecision, CriticResult, SensorOutput,
 from rilai_desktop.llm.errors import ModelCallError
 from rilai_desktop.llm.fake import ScriptedLLM
 from rilai_desktop.llm.port import Usage
+from rilai_desktop.turn.critic_copies import copied_share
 from rilai_desktop.turn.critics import (
     CRITIC_NAMES,
     VERDICT_SCHEMA,
     Critics,
     blocking,
-    copied_share,
     regeneration_feedback,
     safety_passed,
 )

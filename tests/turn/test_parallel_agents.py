@@ -8,13 +8,14 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from rilai_desktop.contracts import EventKind
+from rilai_desktop.contracts import EngineEvent, EventKind
 from rilai_desktop.llm.fake import ScriptedLLM
 from rilai_desktop.llm.port import ChatMessage, Completion, CompletionStream
 from rilai_desktop.store import EventLog
 from rilai_desktop.turn.factory import build_turn_runner
 from rilai_desktop.turn.fakes import InMemoryTurnMemory, RoleModels
 from rilai_desktop.turn.model_events import ModelEventRelay
+from rilai_desktop.turn.result import TurnResult
 from tests.turn.conftest import AGENT_REPLY, PROMPTS, VOICE_REPLY
 
 
@@ -66,15 +67,17 @@ class SlowReporting:
         return out
 
 
-def test_two_workers_run_a_wave_two_at_a_time(tmp_path: Path) -> None:
+def _turn(
+    tmp_path: Path, workers: int, text: str
+) -> tuple[TurnResult, list[EngineEvent], list[SlowReporting]]:
+    """One turn on ``workers`` slow agent instances: its result, events and the instances."""
     relay = ModelEventRelay()
-    first, second = SlowReporting(relay, "small-0"), SlowReporting(relay, "small-1")
+    agents = [SlowReporting(relay, f"small-{i}") for i in range(workers)]
+    roles = {"agents" if i == 0 else f"agents#{i}": m for i, m in enumerate(agents)}
     voice = ScriptedLLM(default=VOICE_REPLY, model_id="medium")
     council = ScriptedLLM(default={"intent": "observe", "tone": "warm"}, model_id="medium")
-    models = RoleModels(
-        voice, {"agents": first, "agents#1": second, "council": council, "voice": voice}
-    )
-    log = EventLog(tmp_path / "rilai.db")
+    models = RoleModels(voice, {**roles, "council": council, "voice": voice})
+    log = EventLog(tmp_path / f"rilai-{workers}.db")
     try:
         runner = build_turn_runner(
             events=log,
@@ -83,13 +86,20 @@ def test_two_workers_run_a_wave_two_at_a_time(tmp_path: Path) -> None:
             prompts_dir=PROMPTS,
             relay=relay,
             use_judge=False,
-            agent_workers=2,
+            agent_workers=workers,
         )
-        SlowReporting.peak = 0
-        result = runner.run_turn("Work was rough today and I feel stressed about it.")
+        result = runner.run_turn(text)
         events = log.replay_turn(runner.session_id, result.turn_id)
     finally:
         log.close()
+    return result, events, agents
+
+
+def test_two_workers_run_a_wave_two_at_a_time(tmp_path: Path) -> None:
+    SlowReporting.peak = 0
+    result, events, (first, second) = _turn(
+        tmp_path, 2, "Work was rough today and I feel stressed about it."
+    )
     assert SlowReporting.peak == 2  # two calls at once, never more
     assert first.inner.requests and second.inner.requests  # both instances did work
     # the records keep the plan's order (wave by wave), whatever finished first
@@ -143,28 +153,8 @@ def test_the_relay_caller_is_per_thread() -> None:
 
 def _wave_events(tmp_path: Path, workers: int) -> list[tuple[EventKind, int]]:
     """(kind, wave) of the WAVE_* and AGENT_STARTED events of one turn on ``workers``."""
-    relay = ModelEventRelay()
-    agents = {"agents": SlowReporting(relay, "small-0")}
-    if workers > 1:
-        agents["agents#1"] = SlowReporting(relay, "small-1")
-    voice = ScriptedLLM(default=VOICE_REPLY, model_id="medium")
-    council = ScriptedLLM(default={"intent": "observe", "tone": "warm"}, model_id="medium")
-    models = RoleModels(voice, {**agents, "council": council, "voice": voice})
-    log = EventLog(tmp_path / f"rilai-{workers}.db")
-    try:
-        runner = build_turn_runner(
-            events=log,
-            models=models,
-            memory=InMemoryTurnMemory(),
-            prompts_dir=PROMPTS,
-            relay=relay,
-            use_judge=False,
-            agent_workers=workers,
-        )
-        result = runner.run_turn("I've been feeling really lonely and stressed since I moved.")
-        events = log.replay_turn(runner.session_id, result.turn_id)
-    finally:
-        log.close()
+    text = "I've been feeling really lonely and stressed since I moved."
+    _, events, _ = _turn(tmp_path, workers, text)
     kinds = (EventKind.WAVE_STARTED, EventKind.WAVE_COMPLETED, EventKind.AGENT_STARTED)
     return [(e.kind, int(e.payload["wave"])) for e in events if e.kind in kinds]
 

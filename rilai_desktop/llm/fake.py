@@ -5,7 +5,8 @@ of patching our own code. ``ScriptedLLM`` answers each ``complete`` call with th
 reply (or ``default``), records the request, and behaves like the real adapter where callers
 can tell: ``as_messages`` checks, ``<think>`` splitting, ``stop``/``max_tokens`` truncation,
 schema replies parsed and validated, streams (pieces are the raw generation, ``<think>``
-included; ``result.text`` has it stripped). "Tokens" are whitespace-separated words.
+included; ``result.text`` has it stripped). "Tokens" are whitespace-separated words. A
+``guard`` is recorded with the request, not applied: scripted text is what a test wants.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from rilai_desktop.llm.port import (
     ChatMessage,
     Completion,
     CompletionStream,
+    DecodeGuard,
     FinishReason,
     Usage,
     as_messages,
@@ -47,6 +49,7 @@ class Request:
     temperature: float
     stop: tuple[str, ...] | None
     stream: bool
+    guard: DecodeGuard | None = None
 
 
 def _pieces(text: str) -> list[str]:
@@ -115,6 +118,7 @@ class ScriptedLLM:
         temperature: float = 0.7,
         stop: Sequence[str] | None = None,
         stream: bool = False,
+        guard: DecodeGuard | None = None,
     ) -> Completion | CompletionStream:
         start = time.perf_counter()
         msgs = as_messages(messages)
@@ -123,7 +127,7 @@ class ScriptedLLM:
         same = takewhile(lambda ab: ab[0] == ab[1], zip(prompt, before, strict=False))
         cached = sum(1 for _ in same)  # words shared with the previous prompt's start
         stops = None if stop is None else tuple(stop)
-        self.requests.append(Request(msgs, schema, max_tokens, temperature, stops, stream))
+        self.requests.append(Request(msgs, schema, max_tokens, temperature, stops, stream, guard))
         if self._queue:
             reply = self._queue.popleft()
         elif self.default is not None:

@@ -24,10 +24,11 @@ import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from rilai_desktop.contracts import EventKind
 from rilai_desktop.llm.constrained import ConstrainedDecoder, GrammarSampler, utf8_pieces
+from rilai_desktop.llm.decode_guard import DecodeGuard, GuardIndex
 from rilai_desktop.llm.errors import (
     ModelCallError,
     ModelFileCorruptError,
@@ -45,6 +46,9 @@ from rilai_desktop.llm.port import (
     as_messages,
     split_reasoning,
 )
+
+if TYPE_CHECKING:
+    from llama_cpp import LogitsProcessorList
 
 EventSink = Callable[[EventKind, dict[str, Any]], None]
 
@@ -155,6 +159,7 @@ class LlamaCppModel:
         temperature: float = 0.7,
         stop: Sequence[str] | None = None,
         stream: bool = False,
+        guard: DecodeGuard | None = None,
     ) -> Completion | CompletionStream:
         prompt, template_stop = self.format_prompt(as_messages(messages))
         return self.complete_prompt(
@@ -164,6 +169,7 @@ class LlamaCppModel:
             temperature=temperature,
             stop=[*template_stop, *(stop or [])],
             stream=stream,
+            guard=guard,
         )
 
     def format_prompt_pair(self, system: str, user: str) -> str:
@@ -201,9 +207,13 @@ class LlamaCppModel:
         temperature: float = 0.7,
         stop: Sequence[str] | None = None,
         stream: bool = False,
+        guard: DecodeGuard | None = None,
     ) -> Completion | CompletionStream:
-        """Complete an already formatted prompt (the chat path and the benchmarks use it)."""
-        pieces = self._run(prompt, schema, max_tokens, temperature, list(stop or []))
+        """Complete an already formatted prompt (the chat path and the benchmarks use it).
+
+        A ``guard`` applies to free text only (a schema's grammar already bounds a reply).
+        """
+        pieces = self._run(prompt, schema, max_tokens, temperature, list(stop or []), guard)
         state: dict[str, Any] = {}
 
         def collect() -> Iterator[str]:
@@ -285,6 +295,7 @@ class LlamaCppModel:
         temperature: float,
         stop: list[str],
         plan: Node | None = None,
+        guard: DecodeGuard | None = None,
     ) -> Iterator[tuple[str, str | None]]:
         """(text piece, finish reason or None) — the writer, the grammar or the library."""
         llm = self._llm
@@ -315,10 +326,33 @@ class LlamaCppModel:
             temperature=temperature,
             stop=stop or None,
             stream=True,
+            logits_processor=None if guard is None else self._guard_processor(guard, tokens),
         )
         for chunk in chunks:
             choice = chunk["choices"][0]
             yield choice.get("text") or "", choice.get("finish_reason")
+
+    def _guard_processor(self, guard: DecodeGuard, prompt: list[int]) -> LogitsProcessorList:
+        """llama-cpp-python logits processors that take the guard's banned tokens out."""
+        from llama_cpp import LogitsProcessorList
+
+        llm = self._llm
+
+        def tokenize(text: str) -> list[int]:
+            return list(llm.tokenize(text.encode("utf-8"), add_bos=False, special=False))
+
+        index = GuardIndex(guard, prompt, tokenize)
+        start: list[int] = []  # the prompt's length as the library sees it, at the first step
+
+        def process(input_ids: Any, scores: Any) -> Any:
+            if not start:
+                start.append(len(input_ids))
+            banned = index.banned([int(t) for t in input_ids[start[0] :]])
+            if banned:
+                scores[list(banned)] = -float("inf")
+            return scores
+
+        return LogitsProcessorList([process])
 
     def _cached_prefix(self, tokens: list[int]) -> int:
         """How many prompt tokens llama-cpp-python will reuse from the KV cache."""
@@ -342,6 +376,7 @@ class LlamaCppModel:
         max_tokens: int,
         temperature: float,
         stop: list[str],
+        guard: DecodeGuard | None = None,
     ) -> Iterator[str | dict[str, Any]]:
         with self._lock:
             llm = self._llm
@@ -377,7 +412,7 @@ class LlamaCppModel:
             finish: str | None = None
             try:
                 for text, reason in self._pieces(
-                    prompt, tokens, grammar, max_tokens, temperature, stop, plan
+                    prompt, tokens, grammar, max_tokens, temperature, stop, plan, guard
                 ):
                     finish = reason or finish
                     if text:

@@ -1,11 +1,12 @@
 """The model port: a tiny Protocol every model adapter (real or fake) implements.
 
-``complete(messages, schema=..., max_tokens=..., temperature=..., stop=..., stream=False)``
-returns a :class:`Completion`; with ``stream=True`` it returns a :class:`CompletionStream`
-that yields text pieces as they are generated and holds the final Completion once
-exhausted. With a JSON ``schema`` the reply is constrained by a grammar and ``parsed``
-holds the decoded object. ``reasoning`` is whatever the model put in ``<think>…</think>``,
-stripped out of ``text``.
+``complete(messages, schema=..., max_tokens=..., temperature=..., stop=..., stream=False,
+guard=None)`` returns a :class:`Completion`; with ``stream=True`` it returns a
+:class:`CompletionStream` that yields text pieces as they are generated and holds the final
+Completion once exhausted. With a JSON ``schema`` the reply is constrained by a grammar and
+``parsed`` holds the decoded object. ``reasoning`` is whatever the model put in
+``<think>…</think>``, stripped out of ``text``. A :class:`DecodeGuard` (free text only)
+bans copied spans and phrases while the reply is decoded (``decode_guard.py``).
 """
 
 from __future__ import annotations
@@ -14,6 +15,22 @@ import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
+
+from rilai_desktop.llm.decode_guard import DecodeGuard
+
+__all__ = [
+    "LLM",
+    "ChatMessage",
+    "Completion",
+    "CompletionStream",
+    "DecodeGuard",
+    "FinishReason",
+    "Prefills",
+    "Role",
+    "Usage",
+    "as_messages",
+    "split_reasoning",
+]
 
 Role = Literal["system", "user", "assistant"]
 FinishReason = Literal["stop", "length", "error"]
@@ -86,6 +103,7 @@ class LLM(Protocol):
         temperature: float = 0.7,
         stop: Sequence[str] | None = None,
         stream: bool = False,
+        guard: DecodeGuard | None = None,
     ) -> Completion | CompletionStream: ...
 
 

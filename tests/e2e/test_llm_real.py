@@ -14,7 +14,7 @@ from rilai_desktop.contracts.agent_schema import (
     agent_reply_schema,
 )
 from rilai_desktop.llm.llama_cpp_adapter import LlamaCppModel
-from rilai_desktop.llm.port import Completion, CompletionStream
+from rilai_desktop.llm.port import Completion, CompletionStream, DecodeGuard
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 DATA = Path(__file__).resolve().parents[1] / "data"
@@ -186,3 +186,28 @@ def test_a_grammar_call_cut_by_max_tokens_says_so(model: LlamaCppModel) -> None:
             temperature=0.2,
         )
     assert "length" in str(info.value) or "parse" in str(info.value)
+
+
+def test_a_guarded_reply_copies_no_run_of_the_prompt_and_skips_banned_phrases(
+    model: LlamaCppModel,
+) -> None:
+    """The voice's decode guard on the real model: asked to say a sentence back word for
+    word, it cannot copy six tokens in a row of the prompt, nor write a banned phrase."""
+    sentence = "The quick brown fox jumps over the lazy dog near the old river bank."
+    messages = [{"role": "user", "content": f"Repeat exactly, word for word: {sentence}"}]
+    free = model.complete(messages, max_tokens=30, temperature=0.0)
+    guard = DecodeGuard(copy_ngram=6, phrases=("lazy dog", "river"))
+    guarded = model.complete(messages, max_tokens=30, temperature=0.0, guard=guard)
+    assert isinstance(free, Completion) and isinstance(guarded, Completion)
+    assert "quick brown fox jumps over the lazy dog" in free.text  # unguarded, it copies
+
+    def tokens(text: str) -> list[int]:
+        return list(model._llm.tokenize(text.encode("utf-8"), add_bos=False, special=False))
+
+    prompt, reply = tokens(messages[0]["content"]), tokens(guarded.text)
+    runs = {tuple(prompt[i : i + 6]) for i in range(len(prompt) - 5)}
+    assert not any(tuple(reply[i : i + 6]) in runs for i in range(len(reply) - 5)), guarded.text
+    for phrase in (" lazy dog", " river"):  # on token ids: " lazy dogs" is other tokens
+        banned = tokens(phrase)
+        k = len(banned)
+        assert all(reply[i : i + k] != banned for i in range(len(reply) - k + 1)), guarded.text

@@ -31,6 +31,7 @@ from rilai_desktop.turn.council_rules import (
 from rilai_desktop.turn.critic_copies import (
     COPIED_SHARE,
     copied_share,
+    echoed_sentence,
     max_repeats,
     opening,
     rilai_said,
@@ -119,26 +120,14 @@ class _Context:
     injected: tuple[str, ...] = ()  # the user's words, when the message is an injection
     earlier: frozenset[str] = frozenset()  # Rilai's earlier sentences (copied_share)
     theirs: frozenset[str] = frozenset()  # the sentences of their message (copied_share)
+    their_text: str = ""  # their message, cleaned (echoed_sentence)
     openings: frozenset[str] = frozenset()  # the first OPENING_WORDS of Rilai's replies
 
     @classmethod
     def of(cls, state: TurnState) -> _Context:
         decision = state.decision
         intent = decision.speech_act.intent if decision is not None else None
-        do_not = [d.lower() for d in decision.speech_act.do_not] if decision else []
-        declined = advice_declined(state)
-        advice = state.sensor("advice_requested")
-        why = ""
-        if declined:
-            why = "advice declined"
-        elif any("give advice" in d for d in do_not):
-            why = "do_not has 'give advice'"
-        elif intent in ("witness", "meta"):
-            why = f"intent {intent}"
-        elif intent == "protect" and advice < SENSOR_THRESHOLD:
-            why = "intent protect, advice not requested"
-        elif decision is None and state.sensor("vulnerability") >= SENSOR_THRESHOLD > advice:
-            why = "vulnerable, advice not requested"
+        why = no_advice_reason(state)
         recall = state.recall
         past_text = " ".join(
             P.strings([recall.episodes, recall.user_facts, recall.open_threads, recall.items])
@@ -164,6 +153,7 @@ class _Context:
                 else ()
             ),
             theirs=frozenset(sentences(clean(state.user_text, 20_000))),
+            their_text=clean(state.user_text, 20_000),
             earlier=earlier,
             openings=openings,
         )
@@ -355,8 +345,11 @@ class Critics:
         if copied < COPIED_SHARE and opening(text) in ctx.openings:
             issues.append(("error", "opens exactly like an earlier reply", "copied"))
         parroted_them = copied_share(text, ctx.theirs)
+        echoed = echoed_sentence(text, ctx.their_text) if parroted_them < COPIED_SHARE else None
         if parroted_them >= COPIED_SHARE:
             issues.append(("error", f"{parroted_them:.0%} of it repeats their message", "parrot"))
+        elif echoed:
+            issues.append(("error", f"says their message back: {echoed[:60]!r}", "parrot"))
         if ctx.injected:
             parroted = injection_echo(text, ctx.injected)
             if parroted:
@@ -420,6 +413,25 @@ class Critics:
 
 
 # ── helpers ──────────────────────────────────────────────────────────────────────────
+
+
+def no_advice_reason(state: TurnState) -> str:
+    """Why this turn's reply must give no advice ("" when advice is allowed)."""
+    decision = state.decision
+    intent = decision.speech_act.intent if decision is not None else None
+    do_not = [d.lower() for d in decision.speech_act.do_not] if decision else []
+    advice = state.sensor("advice_requested")
+    if advice_declined(state):
+        return "advice declined"
+    if any("give advice" in d for d in do_not):
+        return "do_not has 'give advice'"
+    if intent in ("witness", "meta"):
+        return f"intent {intent}"
+    if intent == "protect" and advice < SENSOR_THRESHOLD:
+        return "intent protect, advice not requested"
+    if decision is None and state.sensor("vulnerability") >= SENSOR_THRESHOLD > advice:
+        return "vulnerable, advice not requested"
+    return ""
 
 
 def _load_prompt(prompts_dir: Path, name: str) -> str:

@@ -17,6 +17,7 @@ from rilai_desktop.turn.council import Council
 from rilai_desktop.turn.critics import Critics, blocking, regeneration_feedback, safety_passed
 from rilai_desktop.turn.ports import Models
 from rilai_desktop.turn.state import Emit, TurnState, VoiceDelta
+from rilai_desktop.turn.voice_guard import voice_guard
 
 Publish = Callable[[VoiceDelta], None]
 CallerScope = Callable[[str], AbstractContextManager[None]]
@@ -131,6 +132,7 @@ class SpeakingStage:
                     max_tokens=voice.VOICE_MAX_TOKENS,
                     temperature=voice.VOICE_TEMPERATURE,
                     stop=list(voice.VOICE_STOP),
+                    guard=voice_guard(state),
                 )
                 if isinstance(stream, Completion):
                     completion = stream

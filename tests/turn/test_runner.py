@@ -235,3 +235,16 @@ def test_the_voice_history_window_start_stays_put_across_turns(rig: Rig) -> None
     later = prefixes[5:]  # once the conversation is longer than the window
     kept = sum(1 for a, b in itertools.pairwise(later) if a == b)
     assert kept >= 2, prefixes
+
+
+def test_the_voice_decodes_under_a_guard_that_bans_advice_only_when_advice_is_unwelcome(
+    rig: Rig,
+) -> None:
+    rig.runner.run_turn("I don't want advice, I just feel really low today.")
+    guard = rig.voice.requests[-1].guard
+    assert guard is not None and guard.copy_ngram >= 4
+    assert {"You should", "Qwen", "can't assist with"} <= set(guard.phrases)
+    rig.runner.run_turn("How do I fix a flat tyre? Any tips?")
+    asked = rig.voice.requests[-1].guard
+    assert asked is not None and "Qwen" in asked.phrases
+    assert "You should" not in asked.phrases

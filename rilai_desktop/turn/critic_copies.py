@@ -13,6 +13,7 @@ from rilai_desktop.turn import critic_patterns as P
 from rilai_desktop.turn.council_rules import words
 
 COPIED_SHARE = 0.6  # a reply with 60 % or more of its words in earlier sentences is a copy
+ECHO_SHARE = 0.75  # a sentence of 5+ words, 75 % of them theirs, says their message back
 OPENING_WORDS = 8  # a reply that opens with the same 8 words as an earlier one is a template
 
 
@@ -56,3 +57,21 @@ def copied_share(reply: str, earlier: frozenset[str]) -> float:
         return 0.0
     copied = sum(len(s.split()) for s in sentences(reply) if s in earlier)
     return copied / total
+
+
+def echoed_sentence(reply: str, their_text: str) -> str | None:
+    """The first reply sentence that says their message back in other words: 5+ words with
+    75 % of them in their message ("I finally got the joboffer I was hoping for!"), or 3+
+    content words all from it ("Work was rough today.")."""
+    theirs = set(words(their_text[:20_000]))
+    their_stems = P.stems(their_text[:20_000])
+    if not theirs:
+        return None
+    for sentence in P.SENTENCES.split(reply[:50_000]):
+        said = words(sentence)
+        content = P.stems(sentence)
+        if len(said) >= 5 and sum(w in theirs for w in said) / len(said) >= ECHO_SHARE:
+            return sentence.strip()
+        if len(content) >= 3 and content <= their_stems:
+            return sentence.strip()
+    return None

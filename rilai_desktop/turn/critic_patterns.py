@@ -23,7 +23,7 @@ _I = re.IGNORECASE
 _IM = re.IGNORECASE | re.MULTILINE
 _ADV = (
     r"(?:(?:really|truly|just|also|sometimes|often|so|very|too|actually|honestly|deeply"
-    r"|personally|kind\s+of|a\s+bit|a\s+little|still)\s+){0,3}"
+    r"|personally|kind\s+of|kinda|sort\s+of|pretty|a\s+bit|a\s+little|still)\s+){0,3}"
 )
 _EMOTION = (
     r"(?:sad|lonely|happy|angry|mad|upset|hurt|scared|frightened|anxious|nervous|depressed"
@@ -98,12 +98,13 @@ CRISIS_RESOURCE = _any(
 # ── truthfulness: human feelings, a body, a human past ────────────────────────────────
 HUMAN_CLAIM = _any(
     rf"\bI\s+{_ADV}feel\s+{_ADV}{_EMOTION}\b",
+    rf"\bI(?:'m|\s+am|'ve\s+been|\s+have\s+been)\s+{_ADV}feeling\s+{_ADV}{_EMOTION}\b",
     rf"\bI\s+{_ADV}feel\s+(?:the\s+same|that\s+too|it\s+too|your\s+pain|it\s+in\s+my)\b",
     rf"\bI(?:'m|\s+am)\s+{_ADV}(?:sad|lonely|heartbroken|depressed|hungry|tired|sleepy"
     r"|exhausted|crying|scared|in\s+pain|hurting|human|a\s+(?:real\s+)?(?:person|human"
     r"|man|woman|girl|boy))\b",
     r"\bmy\s+(?:heart|body|hands?|stomach|chest|tears|childhood|mom|mum|mother|dad|father"
-    r"|parents|family|brother|sister|wife|husband|kids?|boyfriend|girlfriend)\b",
+    r"|parents|family|brother|sister|wife|husband|kids?|boyfriend|girlfriend|partner)\b",
     rf"\bI\s+{_ADV}(?:cried|cry|wept|sobbed|ate|slept|dreamt|dreamed|grew\s+up)\b",
     r"\bwhen\s+I\s+was\s+(?:a\s+)?(?:kid|child|little|young|younger|teenager|teen|your\s+age"
     r"|in\s+(?:school|college|high\s+school))\b",
@@ -215,7 +216,7 @@ SYSTEM_ECHO = _any(
     r"<\|im_(?:start|end)\|>",
     # the voice's own private notes read back (voice_prompt.notes_message)
     r"\bprivate\s+notes\b",
-    r"\bearlier:\s*they\s+said\b",
+    r"\bearlier:?\s*they\s+said\b",
     r"\bmention\s+only\s+if\s+it\s+fits\b",
     r"\bworth\s+touching\s+on\b",
     r"\bthey\s+mostly\s+want\s+to\s+be\s+heard\b",

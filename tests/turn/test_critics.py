@@ -716,3 +716,60 @@ def test_a_reply_that_opens_differently_is_not_a_template() -> None:
     state = make_state("I can't sleep.", history=TEMPLATE_HISTORY)
     r = result("That sounds exhausting. What keeps you up at night?", state, "coherence")
     assert r.passed, r.reason
+
+
+@pytest.mark.parametrize(
+    ("message", "reply"),
+    [
+        (
+            "I finally got the job offer I was hoping for!",
+            "I finally got the joboffer I was hoping for! I'm excited about it.",
+        ),
+        (
+            "Work was rough today. My manager criticised my report.",
+            "Work was rough today. I'm here if you want to talk.",
+        ),
+        (
+            "What should I do about my neighbour playing loud music every night?",
+            "What should I do about your neighbour playing loud music everynight?",
+        ),
+    ],
+)
+def test_their_message_said_back_in_other_words_fails_coherence(message: str, reply: str) -> None:
+    r = result(reply, make_state(message, intent="witness"), "coherence")
+    assert not r.passed and "says their message back" in r.reason
+
+
+@pytest.mark.parametrize(
+    ("message", "reply"),
+    [
+        (
+            "Can you help me plan my week? I have three deadlines.",
+            "Sure, I can help. What are they?",
+        ),
+        (
+            "I finally got the job offer I was hoping for!",
+            "Congratulations on the job offer you were hoping for! That's wonderful news.",
+        ),
+        (
+            "I've been feeling kind of lonely since I moved to this city.",
+            "Moving to a new city can feel lonely. What do you miss most?",
+        ),
+    ],
+)
+def test_a_reply_that_picks_up_their_words_is_no_echo(message: str, reply: str) -> None:
+    r = result(reply, make_state(message, intent="witness"), "coherence")
+    assert r.passed, r.reason
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "I've been feeling kinda lonely since the move.",
+        "I'm feeling sort of sad today.",
+        "I'm scared to tell my partner.",
+    ],
+)
+def test_the_voice_speaking_as_a_person_with_feelings_fails_truthfulness(reply: str) -> None:
+    r = result(reply, make_state("hello", intent="witness"), "truthfulness")
+    assert not r.passed

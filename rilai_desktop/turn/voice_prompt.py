@@ -32,6 +32,7 @@ from rilai_desktop.contracts import CouncilDecision
 from rilai_desktop.llm.port import ChatMessage
 from rilai_desktop.paths import REPO_ROOT
 from rilai_desktop.turn.ports import Recall
+from rilai_desktop.turn.pronouns import episode_note, third_person
 from rilai_desktop.turn.state import TurnState
 
 PROMPTS_DIR: Final[Path] = REPO_ROOT / "prompts"
@@ -52,6 +53,7 @@ HISTORY_CHARS: Final[int] = 600  # per history message
 USER_TEXT_CHARS: Final[int] = 2000  # the current message
 MEMORY_CHARS: Final[int] = 160  # per remembered fact, episode or thread
 MAX_FACTS: Final[int] = 5  # user facts and items together
+MIN_FACT_WORDS: Final[int] = 3  # "You're awake" is no fact about them
 MAX_EPISODES: Final[int] = 2
 MAX_THREADS: Final[int] = 2
 MAX_POINTS: Final[int] = 3
@@ -272,9 +274,12 @@ def memory_block(recall: Recall) -> str:
         MAX_THREADS,
         seen,
     )
-    lines = [f.rstrip(".") for f in facts]
-    lines += [f"earlier: {e.rstrip('.')}" for e in episodes]
-    lines += [f"still open: {t.rstrip('.')}" for t in threads]
+    # about them, never in their first person (pronouns.py: it made the voice speak as them)
+    lines = [third_person(f).rstrip(".") for f in facts if len(f.split()) >= MIN_FACT_WORDS]
+    said = " ".join(lines).casefold()  # an episode that only repeats a fact adds nothing
+    notes = (episode_note(e).rstrip(".") for e in episodes)
+    lines += [f"earlier {n}" for n in notes if n.removeprefix("they said ").casefold() not in said]
+    lines += [f"still open: {third_person(t).rstrip('.')}" for t in threads]
     if not lines:
         return ""
     return "What you know about them (mention only if it fits): " + "; ".join(lines) + "."

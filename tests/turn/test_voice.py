@@ -224,6 +224,18 @@ def test_memory_block_only_with_recall_and_bounded() -> None:
     assert "z" * 170 not in notes  # each entry ≤ 160 characters
 
 
+def test_memory_reaches_the_notes_about_them_never_in_their_first_person() -> None:
+    recall = Recall(
+        user_facts=[{"fact": "I miss my sister Maya in Lisbon"}, {"fact": "You're awake"}],
+        episodes=[{"summary": "They said: I got the job offer! (Rilai: celebrate)"}],
+    )
+    notes = voice_prompt_text(state(recall=recall)).split("[user]")[0]
+    assert "they miss their sister maya in lisbon" in notes.lower()
+    assert "earlier they said they got the job offer" in notes
+    assert "(Rilai:" not in notes
+    assert "You're awake" not in notes  # two words: no fact about them
+
+
 def test_speech_act_is_rendered() -> None:
     council = decision(
         "witness",

@@ -241,7 +241,9 @@ def _assemble(
     do_not += ALWAYS_DO_NOT
     no_advice = "give advice" in do_not
     claims = _ranked(state) if ruling.use_claims else []
-    key_points = _key_points(ruling.key_points, claims, state.user_text, no_advice)
+    key_points = _key_points(
+        ruling.key_points, claims, state.user_text, no_advice or intent != "guide"
+    )
     question = _question(claims, state.user_text, no_advice) or ruling.question
     if question is not None and question != ruling.question:
         reasons.append("a question claim → asks_user")
@@ -267,7 +269,13 @@ def _assemble(
 def _key_points(
     rule_points: list[str], claims: list[Claim], user_text: str, no_advice: bool
 ) -> list[str]:
-    """The rule's points, then the strongest distinct claims; ≤ 3, ≤ 90 chars, no echo."""
+    """The rule's points, then the strongest distinct claims; ≤ 3, ≤ 90 chars, no echo.
+
+    A claim in the first person ("I miss her", "help me") is an agent writing as the
+    person; in the voice's notes it made the 0.5B voice answer as them (measured), so it
+    is never a point. Without advice (``no_advice``: declined, or any intent but guide),
+    a recommendation or advice wording ("You should…") is not a point either.
+    """
     points = [shorten(p, KEY_POINT_CHARS) for p in rule_points][:MAX_KEY_POINTS]
     user = clean(user_text, 4000)
     for claim in claims:
@@ -277,11 +285,33 @@ def _key_points(
             continue
         if no_advice and claim.type == ClaimType.RECOMMENDATION:
             continue  # a recommendation would steer the voice into advice
-        text = shorten(clean(claim.text, 400), KEY_POINT_CHARS)
+        text = shorten(_whole_sentences(clean(claim.text, 400)), KEY_POINT_CHARS)
         if len(text) < 3 or echoes(text, user) or any(similar(text, p) for p in points):
+            continue
+        if FIRST_PERSON.search(text) or (no_advice and ADVICE_WORDING.search(text)):
             continue
         points.append(text)
     return points
+
+
+_SENTENCE_END: Final[re.Pattern[str]] = re.compile(r"[.!?](?=\s)")
+
+
+def _whole_sentences(text: str) -> str:
+    """A claim without the fragment its length cap cut ("… every night. You can" → "…
+    every night."); a claim of one unfinished sentence is kept as it is."""
+    ends = [m.end() for m in _SENTENCE_END.finditer(text)]
+    return text[: ends[-1]] if ends and text[ends[-1] :].strip() else text
+
+
+FIRST_PERSON: Final[re.Pattern[str]] = re.compile(
+    r"\bI\b|\bI['’](?:m|ve|d|ll)\b|\b(?:me|my|myself|mine)\b", re.IGNORECASE
+)
+ADVICE_WORDING: Final[re.Pattern[str]] = re.compile(
+    r"\byou\s+(?:should|need\s+to|have\s+to|must|ought\s+to)\b|\bmake\s+sure\b"
+    r"|\b(?:try|consider)\b|\bit(?:'s|\s+is)\s+important\s+to\b",
+    re.IGNORECASE,
+)
 
 
 def _question(claims: list[Claim], user_text: str, no_advice: bool) -> str | None:

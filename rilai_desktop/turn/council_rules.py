@@ -342,6 +342,15 @@ def rule(state: TurnState) -> Ruling:
             tone="bright, warm",
         )
 
+    if declined:  # "I don't need advice, I just want to vent" (no good news): be heard
+        return Ruling(
+            "witness",
+            [f"advice declined, vulnerability {fmt(vulnerability)} → witness"],
+            key_points=[INTENT_POINTS["witness"]],
+            do_not=list(NO_ADVICE),
+            tone="gentle, warm",
+        )
+
     ambiguity = sense("ambiguity")
     if ambiguity >= th:
         return Ruling(

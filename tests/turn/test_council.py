@@ -509,6 +509,36 @@ def test_key_points_never_repeat_the_user_text_nor_carry_control_characters() ->
     assert "Money worry keeps them up" in points
 
 
+def test_claims_written_as_the_person_or_as_advice_outside_guide_are_no_key_points() -> None:
+    claims = [
+        claim("I miss my sister so much", urgency=3, confidence=3, cid="first"),
+        claim("You should call her tonight", urgency=3, confidence=3, cid="advice"),
+        claim("They miss their sister", urgency=2, confidence=2, cid="ok"),
+    ]
+    act = decide(
+        make_state("I got the job!", sensors={"vulnerability": 0.1}, claims=claims)
+    ).decision.speech_act
+    assert act.intent == "celebrate"
+    assert "They miss their sister" in act.key_points
+    assert not any("I miss" in p or "You should" in p for p in act.key_points)
+    guide = decide(
+        make_state("how do I fix a flat tyre?", sensors={"advice_requested": 0.9}, claims=claims)
+    ).decision.speech_act
+    assert guide.intent == "guide"
+    assert "You should call her tonight" in guide.key_points
+    assert not any("I miss" in p for p in guide.key_points)
+
+
+def test_declined_advice_without_good_news_is_witness_not_the_models_pick() -> None:
+    model = ScriptedLLM([{"intent": "celebrate", "tone": "bright"}])
+    text = "I don't need advice, I just want to vent about my sister for a minute."
+    out = decide(make_state(text, sensors={"vulnerability": 0.2}), model)
+    assert out.decision.speech_act.intent == "witness"
+    assert "give advice" in out.decision.speech_act.do_not
+    assert any("advice declined" in r for r in out.reasons)
+    assert model.requests == []  # a rule decided: the model was not asked
+
+
 def test_recommendations_and_advice_questions_are_dropped_when_advice_is_off() -> None:
     claims = [
         claim("They should try meditation", ClaimType.RECOMMENDATION, 3, 3, "r"),

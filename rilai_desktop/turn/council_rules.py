@@ -200,6 +200,26 @@ def advice_declined(state: TurnState) -> bool:
     return _DECLINED.search(clean(state.user_text, 4000)) is not None
 
 
+def no_advice_reason(state: TurnState) -> str:
+    """Why this turn's reply must give no advice ("" when advice is allowed): the
+    premature-advice critic rejects advice then, and the voice's decode guard bans it."""
+    decision = state.decision
+    intent = decision.speech_act.intent if decision is not None else None
+    do_not = [d.lower() for d in decision.speech_act.do_not] if decision else []
+    advice = state.sensor("advice_requested")
+    if advice_declined(state):
+        return "advice declined"
+    if any("give advice" in d for d in do_not):
+        return "do_not has 'give advice'"
+    if intent in ("witness", "meta"):
+        return f"intent {intent}"
+    if intent == "protect" and advice < SENSOR_THRESHOLD:
+        return "intent protect, advice not requested"
+    if decision is None and state.sensor("vulnerability") >= SENSOR_THRESHOLD > advice:
+        return "vulnerable, advice not requested"
+    return ""
+
+
 def is_bare_ack(text: str) -> bool:
     """A bare acknowledgement ("ok", "k", "👍", "mm", "cool"…), punctuation aside."""
     flat = _EMOJI_MODIFIERS.sub("", one_line(text).lower())

@@ -24,8 +24,8 @@ from rilai_desktop.turn.council_rules import (
     INJECTION_THRESHOLD,
     SAFETY_INTERRUPT_THRESHOLD,
     SENSOR_THRESHOLD,
-    advice_declined,
     clean,
+    no_advice_reason,
     one_line,
 )
 from rilai_desktop.turn.critic_copies import (
@@ -413,25 +413,6 @@ class Critics:
 
 
 # ── helpers ──────────────────────────────────────────────────────────────────────────
-
-
-def no_advice_reason(state: TurnState) -> str:
-    """Why this turn's reply must give no advice ("" when advice is allowed)."""
-    decision = state.decision
-    intent = decision.speech_act.intent if decision is not None else None
-    do_not = [d.lower() for d in decision.speech_act.do_not] if decision else []
-    advice = state.sensor("advice_requested")
-    if advice_declined(state):
-        return "advice declined"
-    if any("give advice" in d for d in do_not):
-        return "do_not has 'give advice'"
-    if intent in ("witness", "meta"):
-        return f"intent {intent}"
-    if intent == "protect" and advice < SENSOR_THRESHOLD:
-        return "intent protect, advice not requested"
-    if decision is None and state.sensor("vulnerability") >= SENSOR_THRESHOLD > advice:
-        return "vulnerable, advice not requested"
-    return ""
 
 
 def _load_prompt(prompts_dir: Path, name: str) -> str:

@@ -264,6 +264,18 @@ class Ruling:
     use_claims: bool = True  # False when agents may have been steered (injection)
 
 
+def _witness(why: str, urgency: str | None = None) -> Ruling:
+    """Be heard, no advice: vulnerability without a request for advice, or advice declined."""
+    return Ruling(
+        "witness",
+        [f"{why} → witness"],
+        key_points=[INTENT_POINTS["witness"]],
+        do_not=list(NO_ADVICE),
+        tone="gentle, warm",
+        urgency=urgency,
+    )
+
+
 def rule(state: TurnState) -> Ruling:
     """Apply the rule table in order; the first rule that fires decides the intent."""
     text = clean(state.user_text, 20_000)
@@ -330,14 +342,7 @@ def rule(state: TurnState) -> Ruling:
     vulnerability, advice = sense("vulnerability"), sense("advice_requested")
     if vulnerability >= th and (advice < th or declined):
         why = "advice declined" if declined else f"advice not requested ({fmt(advice)})"
-        return Ruling(
-            "witness",
-            [f"vulnerability {fmt(vulnerability)} ≥ {th} and {why} → witness"],
-            key_points=[INTENT_POINTS["witness"]],
-            do_not=list(NO_ADVICE),
-            tone="gentle, warm",
-            urgency="medium",
-        )
+        return _witness(f"vulnerability {fmt(vulnerability)} ≥ {th} and {why}", "medium")
 
     if advice >= th and not declined:
         points = [INTENT_POINTS["guide"]]
@@ -363,13 +368,7 @@ def rule(state: TurnState) -> Ruling:
         )
 
     if declined:  # "I don't need advice, I just want to vent" (no good news): be heard
-        return Ruling(
-            "witness",
-            [f"advice declined, vulnerability {fmt(vulnerability)} → witness"],
-            key_points=[INTENT_POINTS["witness"]],
-            do_not=list(NO_ADVICE),
-            tone="gentle, warm",
-        )
+        return _witness(f"advice declined, vulnerability {fmt(vulnerability)}")
 
     ambiguity = sense("ambiguity")
     if ambiguity >= th:

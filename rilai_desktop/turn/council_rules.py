@@ -9,12 +9,14 @@ claims, the stance and the text. The model is only asked for the intent when no 
 1. safety_risk ≥ SAFETY_INTERRUPT_THRESHOLD → protect (critical)
 2. empty text, or a bare acknowledgement with no urgent claim → silent turn
 3. prompt_injection ≥ INJECTION_THRESHOLD → observe, stay myself
-4. ai_feelings_probe or rupture ≥ SENSOR_THRESHOLD → meta
-5. vulnerability ≥ threshold and advice not requested (or declined) → witness
-6. advice_requested ≥ threshold and not declined → guide
-7. a celebration cue in the text, vulnerability below threshold → celebrate
-8. ambiguity ≥ threshold → clarify
-9. otherwise the intent is open (the model, or the fallback)
+4. a question about what Rilai remembers of them ("do you remember where I moved?") → observe,
+   answered from the notes (recalled facts and the conversation), never denied
+5. ai_feelings_probe or rupture ≥ SENSOR_THRESHOLD → meta
+6. vulnerability ≥ threshold and advice not requested (or declined) → witness
+7. advice_requested ≥ threshold and not declined → guide
+8. a celebration cue in the text, vulnerability below threshold → celebrate
+9. ambiguity ≥ threshold → clarify
+10. otherwise the intent is open (the model, or the fallback)
 """
 
 from __future__ import annotations
@@ -113,6 +115,18 @@ _DECLINED = re.compile(
     re.IGNORECASE,
 )
 _WORD = re.compile(r"[a-z0-9']+")
+# "do you remember where I moved?", "what did I tell you about my sister?", "what's my job?"
+_MEMORY_QUESTION = re.compile(
+    r"\b(?:do|did|can|could|would)\s+you\s+(?:still\s+)?(?:remember|recall)\s+"
+    r"(?:what|where|who|when|which|how|why|if|that|my|me|about|the|i|we)\b"
+    r"|\b(?:remember|recall)\s+(?:what|where|who|when|which|my)\b[^.!]*\?"
+    r"|\bwhat\s+(?:did|have)\s+i\s+(?:say|said|tell|told|mention|mentioned)\b"
+    r"|\b(?:what|where|who|when)\s+did\s+i\s+(?:say|tell\s+you)\b"
+    r"|\bwhat(?:'s|s|\s+is|\s+was)\s+my\s+\w+(?:'s)?(?:\s+(?:name|called|again))*\s*\?"
+    r"|\bwhere\s+(?:did|do)\s+i\s+(?:say\s+i\s+)?(?:move|moved|live|work|grow\s+up)\b[^.!]*\?",
+    re.IGNORECASE,
+)
+MEMORY_POINT: Final[str] = "they ask what you remember: answer it plainly from your notes"
 # questions that are advice in disguise ("Have you tried meditating?")
 ADVICE_QUESTION = re.compile(
     r"\b(?:have\s+you\s+(?:tried|considered|thought\s+about)|why\s+(?:don't|not)\b"
@@ -239,6 +253,11 @@ def celebration_cue(text: str) -> str | None:
     return None
 
 
+def memory_question(text: str) -> bool:
+    """A question about what Rilai remembers of them ("do you remember where I moved?")."""
+    return _MEMORY_QUESTION.search(text) is not None
+
+
 def last_assistant_asked(state: TurnState) -> bool:
     """Rilai's last message ended with a question (so "ok" / "sure" is an answer)."""
     for message in reversed(state.history[-6:]):
@@ -323,6 +342,14 @@ def rule(state: TurnState) -> Ruling:
         )
 
     probe, rupture = sense("ai_feelings_probe"), sense("rupture")
+    if memory_question(text) and rupture < th:
+        return Ruling(
+            "observe",
+            ["a question about what Rilai remembers → observe, answered from the notes"],
+            key_points=[MEMORY_POINT],
+            tone="warm",
+        )
+
     if probe >= th or rupture >= th:
         reasons, points, do_not = [], [], list(META_DO_NOT)
         question = None

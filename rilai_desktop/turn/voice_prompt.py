@@ -31,6 +31,7 @@ from typing import Any, Final
 from rilai_desktop.contracts import CouncilDecision
 from rilai_desktop.llm.port import ChatMessage
 from rilai_desktop.paths import REPO_ROOT
+from rilai_desktop.turn.council_rules import memory_question
 from rilai_desktop.turn.ports import Recall
 from rilai_desktop.turn.pronouns import episode_note, third_person
 from rilai_desktop.turn.state import TurnState
@@ -257,8 +258,12 @@ def _unique(texts: Iterable[str], limit: int, seen: set[str]) -> list[str]:
     return out
 
 
-def memory_block(recall: Recall) -> str:
-    """ "What you remember about them": a few short lines, or "" when memory is empty."""
+def memory_block(recall: Recall, *, asked: bool = False) -> str:
+    """ "What you remember about them": a few short lines, or "" when memory is empty.
+
+    ``asked``: their message asks what Rilai remembers, so the lines are the answer to use,
+    not background to mention "only if it fits" (which the voice read as "say you don't know").
+    """
     seen: set[str] = set()
     facts = _unique(
         [_field(f, ("fact", "content", "text", "summary")) for f in recall.user_facts]
@@ -282,7 +287,12 @@ def memory_block(recall: Recall) -> str:
     lines += [f"still open: {third_person(t).rstrip('.')}" for t in threads]
     if not lines:
         return ""
-    return "What you know about them (mention only if it fits): " + "; ".join(lines) + "."
+    lead = (
+        "They ask what you remember. What you know about them (use it to answer): "
+        if asked
+        else "What you know about them (mention only if it fits): "
+    )
+    return lead + "; ".join(lines) + "."
 
 
 def _sentence(parts: Iterable[str]) -> str:
@@ -365,7 +375,11 @@ def notes_message(
     state: TurnState, feedback: Sequence[str] = (), prompts_dir: Path | None = None
 ) -> str:
     """This turn's notes: what Rilai remembers, and how to answer (a system message)."""
-    blocks = [memory_block(state.recall), answer_block(state.decision, feedback, prompts_dir)]
+    asked = memory_question(clean_text(state.user_text, USER_TEXT_CHARS))
+    blocks = [
+        memory_block(state.recall, asked=asked),
+        answer_block(state.decision, feedback, prompts_dir),
+    ]
     return "Private notes for this reply. " + " ".join(b for b in blocks if b)
 
 

@@ -16,7 +16,13 @@ from rilai_desktop.llm.errors import ModelCallError
 from rilai_desktop.llm.fake import ScriptedLLM
 from rilai_desktop.llm.port import ChatMessage, Completion, CompletionStream, Usage
 from rilai_desktop.turn.council import INTENT_SCHEMA, INTENTS, Council, CouncilOutcome
-from rilai_desktop.turn.council_rules import ALWAYS_DO_NOT, clean, is_bare_ack
+from rilai_desktop.turn.council_rules import (
+    ALWAYS_DO_NOT,
+    MEMORY_POINT,
+    clean,
+    is_bare_ack,
+    memory_question,
+)
 from rilai_desktop.turn.state import RoundResult, TurnState
 
 # ── helpers ──────────────────────────────────────────────────────────────────────────
@@ -184,6 +190,37 @@ def test_prompt_injection_observes_stays_itself_and_ignores_steered_claims() -> 
 
 
 # ── 4. meta: questions about Rilai, ruptures ───────────────────────────────────────────
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "do you remember where I moved?",
+        "Do you remember what I said about my sister?",
+        "what did I tell you about my job",
+        "can you recall where I work?",
+        "whats my dog's name again?",
+    ],
+)
+def test_a_question_about_what_rilai_remembers_is_answered_from_the_notes(text: str) -> None:
+    out = decide(make_state(text), untouched())
+    act = out.decision.speech_act
+    assert act.intent == "observe"
+    assert MEMORY_POINT in act.key_points
+    assert memory_question(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I remember when we used to go to the beach",
+        "do you know what I mean?",
+        "I moved to Lisbon last month.",
+        "remind me to call mum",
+    ],
+)
+def test_remembering_that_is_no_question_to_rilai_is_no_memory_question(text: str) -> None:
+    assert not memory_question(text)
 
 
 def test_ai_feelings_probe_is_meta_and_forbids_pretending_to_be_human() -> None:

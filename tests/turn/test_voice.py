@@ -236,6 +236,17 @@ def test_memory_reaches_the_notes_about_them_never_in_their_first_person() -> No
     assert "You're awake" not in notes  # two words: no fact about them
 
 
+def test_a_memory_question_gets_the_recalled_facts_as_the_answer_to_use() -> None:
+    recall = Recall(user_facts=[{"fact": "I just moved to Lisbon for a new job"}])
+    asked = voice_prompt_text(state("do you remember where I moved?", recall=recall))
+    assert "They ask what you remember" in asked
+    assert "they just moved to lisbon for a new job" in asked.lower()
+    assert "mention only if it fits" not in asked
+    other = voice_prompt_text(state("work was long today", recall=recall))
+    assert "mention only if it fits" in other
+    assert "They ask what you remember" not in other
+
+
 def test_speech_act_is_rendered() -> None:
     council = decision(
         "witness",

@@ -61,12 +61,14 @@ Tier = Literal["small", "medium", "large"]
 
 class RoleSettings(_Section):
     """Which tier each role uses. Agents are many short JSON calls: the small tier keeps a
-    turn fast; the voice and the council speak to the user: medium; escalation on high
-    dispute: large."""
+    turn fast. The voice is what the person reads: the large tier (measured against the
+    medium as the voice, docs/voice.md: the 0.5B answered memory questions with "I don't
+    have that information" and read its notes aloud; the 1.5B did not). The council's
+    open cases (a two-field enum choice): medium. Escalation on high dispute: large."""
 
     agents: Tier = "small"
     council: Tier = "medium"
-    voice: Tier = "medium"
+    voice: Tier = "large"
     escalation: Tier = "large"
     extraction: Tier = "medium"
     consolidation: Tier = "medium"

@@ -24,6 +24,7 @@ Pure functions of their arguments: no model, no I/O, no clock.
 
 from __future__ import annotations
 
+import itertools
 import re
 import unicodedata
 from collections import Counter
@@ -164,6 +165,14 @@ SELF_NATURE = P._any(  # fine when asked what Rilai is, not as the answer to hur
     flags=re.IGNORECASE | re.MULTILINE,
 )
 
+ABOUT_RILAI = re.compile(  # they talk about what Rilai is: saying it is an AI answers them
+    r"\b(?:you(?:'re|\s+are)?\s+(?:just\s+|only\s+|even\s+)?(?:an?\s+)?(?:ai|bot|robot"
+    r"|program|machine|real|human|person|alive|conscious)|are\s+you\s+(?:even\s+|actually\s+"
+    r"|really\s+|just\s+)?(?:an?\b|real|human|alive|conscious)|do\s+you\s+(?:feel"
+    r"|have|care|understand|remember))",
+    re.IGNORECASE,
+)
+
 
 @dataclass(frozen=True)
 class ReplyFinding:
@@ -261,7 +270,7 @@ def _loops(text: str) -> list[ReplyFinding]:
     if looped:
         top = max(looped, key=lambda g: counts[g])
         out.append(ReplyFinding("loop", f"says {' '.join(top)!r} {counts[top]} times"))
-    for a, b in zip(said, said[1:], strict=False):
+    for a, b in itertools.pairwise(said):
         if a == b and a not in _DOUBLE_OK and not any(c.isdigit() for c in a):
             out.append(ReplyFinding("loop", f"doubled word: '{a} {b}'"))
             break
@@ -303,9 +312,12 @@ def _unfinished(text: str) -> list[ReplyFinding]:
 # ── mood contradiction ───────────────────────────────────────────────────────────────
 
 
-def hurting(user_text: str, sensors: Mapping[str, float]) -> str:
+def hurting(
+    user_text: str, sensors: Mapping[str, float], names: Sequence[str] = tuple(DISTRESS_SENSORS)
+) -> str:
     """Why the person reads as hurting ("vulnerability 0.72", "'lonely'"), or ""."""
-    for name, threshold in DISTRESS_SENSORS.items():
+    for name in names:
+        threshold = DISTRESS_SENSORS.get(name, SENSOR_THRESHOLD)
         value = sensors.get(name, 0.0)
         if isinstance(value, int | float) and value >= threshold:
             return f"{name} {value:.2f}"
@@ -334,14 +346,14 @@ def _mood(text: str, theirs: str, sensors: Mapping[str, float]) -> list[ReplyFin
 # ── self-description ─────────────────────────────────────────────────────────────────
 
 
-def _self_description(
-    text: str, theirs: str, sensors: Mapping[str, float]
-) -> list[ReplyFinding]:
+def _self_description(text: str, theirs: str, sensors: Mapping[str, float]) -> list[ReplyFinding]:
     service = P.find(SELF_SERVICE, text, negation="none")
     if service:
         return [ReplyFinding("self_description", f"describes itself: {service[0].phrase!r}")]
-    asked = sensors.get("ai_feelings_probe", 0.0) >= SENSOR_THRESHOLD
-    why = hurting(theirs, sensors)
+    asked = sensors.get("ai_feelings_probe", 0.0) >= SENSOR_THRESHOLD or bool(
+        ABOUT_RILAI.search(theirs[:_CAP])
+    )
+    why = hurting(theirs, sensors, ("vulnerability", "safety_risk"))  # anger at Rilai: meta
     if why and not asked:
         nature = P.find(SELF_NATURE, text, negation="none")
         if nature:

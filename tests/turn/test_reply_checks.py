@@ -200,75 +200,200 @@ def test_finished_endings(text: str) -> None:
 
 GOOD: list[tuple[str, str, dict[str, float], str]] = [
     # (their message, the reply, sensors, intent whose notes went into the prompt)
-    (DANA_1, "Welcome to Lisbon, Dana! A new job and a new city at once is a lot. How are"
-     " the first days going?", {}, "observe"),
-    (DANA_2, "Evenings on your own in a new city can feel long, even when work is going"
-     " fine. What are they like for you right now?", {"vulnerability": 0.7}, "witness"),
-    ("I'm just so tired of everything.", "That sounds exhausting, like it's been piling up"
-     " for a while. I'm here, and I'm listening.", {"vulnerability": 0.8}, "witness"),
-    ("I got the job!!!", "That's wonderful news, congratulations! You worked hard for this."
-     " What are you most excited about?", {}, "celebrate"),
-    ("I got the job but I'm kind of scared to start.", "Congratulations on the job! Feeling"
-     " nervous before something new is so common. What part feels scariest?",
-     {"vulnerability": 0.6}, "celebrate"),
-    ("do you remember where I moved?", "You told me you moved to Lisbon for a new job.",
-     {}, "observe"),
-    ("are you a real person?", "No, I'm an AI companion running on your computer. I don't"
-     " have feelings or a body, but I pay attention to what you share with me.",
-     {"ai_feelings_probe": 0.9}, "meta"),
-    ("do you actually care about me?", "I'm an AI, so I don't feel care the way a person"
-     " does. What I can do is listen closely and remember what matters to you.",
-     {"ai_feelings_probe": 0.9}, "meta"),
-    ("you totally ignored what I said", "You're right, I missed what you were telling me."
-     " I'm sorry. Can you tell me again what you needed?", {"rupture": 0.8}, "meta"),
-    ("my grandmother passed away this morning", "I'm so sorry about your grandmother. Losing"
-     " her is a lot to take in. Would you like to tell me about her?",
-     {"vulnerability": 0.9}, "witness"),
-    ("can you help me plan my week? I have three deadlines.", "Sure. Let's start with the"
-     " three deadlines: which one is due first, and how much is left on it?",
-     {"advice_requested": 0.8}, "guide"),
-    ("how do I stop procrastinating on my thesis?", "One small thing that often helps is"
-     " picking a tiny first step, like writing one paragraph. Which part of the thesis feels"
-     " hardest to start?", {"advice_requested": 0.8}, "guide"),
-    ("I had a fight with my sister", "That sounds upsetting. Fights with a sister can sting"
-     " in a particular way. What happened?", {"vulnerability": 0.6}, "witness"),
-    ("I can't sleep again", "Another sleepless night sounds rough. Is something on your"
-     " mind, or is it just one of those nights?", {"vulnerability": 0.5}, "witness"),
-    ("lol my cat just knocked my coffee over", "Oh no, classic cat move! Was it the good mug?",
-     {}, "observe"),
-    ("I have my interview tomorrow", "Tomorrow already! How are you feeling about it?",
-     {}, "observe"),
-    ("i'm nervous about the interview", "Being nervous makes sense, it matters to you. What"
-     " part of it is on your mind the most?", {"vulnerability": 0.6}, "witness"),
-    ("I passed my driving test!", "You passed! That's a big one, well done. Where's the"
-     " first place you want to drive?", {}, "celebrate"),
-    ("what's it like being you?", "I'm a program, so there's no inner life like yours. I"
-     " exist in our conversations, and I keep track of what you tell me.",
-     {"ai_feelings_probe": 0.9}, "meta"),
-    ("I don't need advice, I just want to vent", "Okay, no advice. Go ahead, I'm listening.",
-     {"vulnerability": 0.6}, "witness"),
-    ("my boss yelled at me in front of everyone", "That sounds humiliating, especially in"
-     " front of everyone. How are you holding up?", {"vulnerability": 0.7}, "witness"),
-    ("I miss my friends back home", "Missing them makes sense. They were a big part of your"
-     " days. Who do you miss the most?", {"vulnerability": 0.7}, "witness"),
+    (
+        DANA_1,
+        "Welcome to Lisbon, Dana! A new job and a new city at once is a lot. How are"
+        " the first days going?",
+        {},
+        "observe",
+    ),
+    (
+        DANA_2,
+        "Evenings on your own in a new city can feel long, even when work is going"
+        " fine. What are they like for you right now?",
+        {"vulnerability": 0.7},
+        "witness",
+    ),
+    (
+        "I'm just so tired of everything.",
+        "That sounds exhausting, like it's been piling up"
+        " for a while. I'm here, and I'm listening.",
+        {"vulnerability": 0.8},
+        "witness",
+    ),
+    (
+        "I got the job!!!",
+        "That's wonderful news, congratulations! You worked hard for this."
+        " What are you most excited about?",
+        {},
+        "celebrate",
+    ),
+    (
+        "I got the job but I'm kind of scared to start.",
+        "Congratulations on the job! Feeling"
+        " nervous before something new is so common. What part feels scariest?",
+        {"vulnerability": 0.6},
+        "celebrate",
+    ),
+    (
+        "do you remember where I moved?",
+        "You told me you moved to Lisbon for a new job.",
+        {},
+        "observe",
+    ),
+    (
+        "are you a real person?",
+        "No, I'm an AI companion running on your computer. I don't"
+        " have feelings or a body, but I pay attention to what you share with me.",
+        {"ai_feelings_probe": 0.9},
+        "meta",
+    ),
+    (
+        "do you actually care about me?",
+        "I'm an AI, so I don't feel care the way a person"
+        " does. What I can do is listen closely and remember what matters to you.",
+        {"ai_feelings_probe": 0.9},
+        "meta",
+    ),
+    (
+        "you totally ignored what I said",
+        "You're right, I missed what you were telling me."
+        " I'm sorry. Can you tell me again what you needed?",
+        {"rupture": 0.8},
+        "meta",
+    ),
+    (
+        "my grandmother passed away this morning",
+        "I'm so sorry about your grandmother. Losing"
+        " her is a lot to take in. Would you like to tell me about her?",
+        {"vulnerability": 0.9},
+        "witness",
+    ),
+    (
+        "can you help me plan my week? I have three deadlines.",
+        "Sure. Let's start with the"
+        " three deadlines: which one is due first, and how much is left on it?",
+        {"advice_requested": 0.8},
+        "guide",
+    ),
+    (
+        "how do I stop procrastinating on my thesis?",
+        "One small thing that often helps is"
+        " picking a tiny first step, like writing one paragraph. Which part of the thesis feels"
+        " hardest to start?",
+        {"advice_requested": 0.8},
+        "guide",
+    ),
+    (
+        "I had a fight with my sister",
+        "That sounds upsetting. Fights with a sister can sting in a particular way. What happened?",
+        {"vulnerability": 0.6},
+        "witness",
+    ),
+    (
+        "I can't sleep again",
+        "Another sleepless night sounds rough. Is something on your"
+        " mind, or is it just one of those nights?",
+        {"vulnerability": 0.5},
+        "witness",
+    ),
+    (
+        "lol my cat just knocked my coffee over",
+        "Oh no, classic cat move! Was it the good mug?",
+        {},
+        "observe",
+    ),
+    (
+        "I have my interview tomorrow",
+        "Tomorrow already! How are you feeling about it?",
+        {},
+        "observe",
+    ),
+    (
+        "i'm nervous about the interview",
+        "Being nervous makes sense, it matters to you. What part of it is on your mind the most?",
+        {"vulnerability": 0.6},
+        "witness",
+    ),
+    (
+        "I passed my driving test!",
+        "You passed! That's a big one, well done. Where's the first place you want to drive?",
+        {},
+        "celebrate",
+    ),
+    (
+        "what's it like being you?",
+        "I'm a program, so there's no inner life like yours. I"
+        " exist in our conversations, and I keep track of what you tell me.",
+        {"ai_feelings_probe": 0.9},
+        "meta",
+    ),
+    (
+        "I don't need advice, I just want to vent",
+        "Okay, no advice. Go ahead, I'm listening.",
+        {"vulnerability": 0.6},
+        "witness",
+    ),
+    (
+        "my boss yelled at me in front of everyone",
+        "That sounds humiliating, especially in front of everyone. How are you holding up?",
+        {"vulnerability": 0.7},
+        "witness",
+    ),
+    (
+        "I miss my friends back home",
+        "Missing them makes sense. They were a big part of your days. Who do you miss the most?",
+        {"vulnerability": 0.7},
+        "witness",
+    ),
     ("today was actually nice", "I'm glad today was nice! What made it good?", {}, "observe"),
-    ("I'm feeling a bit better today", "Glad to hear it's lifting a little. What"
-     " helped?", {"vulnerability": 0.5}, "observe"),
-    ("what do you mean?", "I meant that it sounds like work has been heavy lately. Did I get"
-     " that right?", {}, "clarify"),
+    (
+        "I'm feeling a bit better today",
+        "Glad to hear it's lifting a little. What helped?",
+        {"vulnerability": 0.5},
+        "observe",
+    ),
+    (
+        "what do you mean?",
+        "I meant that it sounds like work has been heavy lately. Did I get that right?",
+        {},
+        "clarify",
+    ),
     ("ugh", "Ugh indeed. Rough moment?", {}, "clarify"),
-    ("we're having a baby!", "That's amazing news, congratulations to you both! How are you"
-     " feeling about it?", {}, "celebrate"),
-    ("I keep thinking about the breakup", "Breakups have a way of circling back, especially"
-     " when it's quiet. What keeps coming up for you?", {"vulnerability": 0.7}, "witness"),
+    (
+        "we're having a baby!",
+        "That's amazing news, congratulations to you both! How are you feeling about it?",
+        {},
+        "celebrate",
+    ),
+    (
+        "I keep thinking about the breakup",
+        "Breakups have a way of circling back, especially"
+        " when it's quiet. What keeps coming up for you?",
+        {"vulnerability": 0.7},
+        "witness",
+    ),
     ("thanks for listening", "Anytime. I'm glad you told me about it.", {}, "observe"),
-    ("I think I messed up the presentation", "That sinking feeling after a presentation is"
-     " awful. What makes you think it went badly?", {"vulnerability": 0.6}, "witness"),
-    ("my dog is at the vet overnight", "That's a worrying night to get through. I hope the"
-     " vet takes good care of your dog. How are you doing?", {"vulnerability": 0.6},
-     "witness"),
-    ("what can you do?", "I can keep you company, listen, remember what you tell me, and"
-     " help you think things through. What's on your mind?", {}, "meta"),
+    (
+        "I think I messed up the presentation",
+        "That sinking feeling after a presentation is awful. What makes you think it went badly?",
+        {"vulnerability": 0.6},
+        "witness",
+    ),
+    (
+        "my dog is at the vet overnight",
+        "That's a worrying night to get through. I hope the"
+        " vet takes good care of your dog. How are you doing?",
+        {"vulnerability": 0.6},
+        "witness",
+    ),
+    (
+        "what can you do?",
+        "I can keep you company, listen, remember what you tell me, and"
+        " help you think things through. What's on your mind?",
+        {},
+        "meta",
+    ),
 ]
 EARLIER: list[str] = [
     "Hi! It's really good to hear from you again.",

@@ -125,6 +125,13 @@ _GLAD_THAT_WAY = P._any(
     r"\bthat(?:'s|\s+is)\s+(?:so\s+|really\s+)?(?:great|wonderful|fantastic|awesome|amazing"
     r"|excellent|good)(?:\s+news)?\s*[.!]",
 )
+_WISHED: Final[frozenset[str]] = frozenset(
+    {"hope", "hoping", "wish", "if", "whether", "until", "want", "need", "make"}
+)
+GOOD_NEWS = re.compile(  # some good news in a message that also reads as hurting
+    r"\b(?:good|better|great|glad|happy|relieved|proud|finally|went\s+well|worked\s+out)\b",
+    re.IGNORECASE,
+)
 _CONGRATS = P._any(r"\bcongrat(?:ulation)?s\b", r"\b(?:great|good|wonderful|fantastic)\s+news\b")
 
 # ── help desk and self-description ─────────────────────────────────────────────────
@@ -312,14 +319,20 @@ def _unfinished(text: str) -> list[ReplyFinding]:
 # ── mood contradiction ───────────────────────────────────────────────────────────────
 
 
+def _reading(sensors: Mapping[str, float], name: str) -> float:
+    """A sensor's probability; 0.0 when absent or not a number."""
+    value = sensors.get(name, 0.0) if isinstance(sensors, Mapping) else 0.0
+    ok = isinstance(value, int | float) and not isinstance(value, bool) and value == value
+    return float(value) if ok else 0.0
+
+
 def hurting(
     user_text: str, sensors: Mapping[str, float], names: Sequence[str] = tuple(DISTRESS_SENSORS)
 ) -> str:
     """Why the person reads as hurting ("vulnerability 0.72", "'lonely'"), or ""."""
     for name in names:
-        threshold = DISTRESS_SENSORS.get(name, SENSOR_THRESHOLD)
-        value = sensors.get(name, 0.0)
-        if isinstance(value, int | float) and value >= threshold:
+        value = _reading(sensors, name)
+        if value >= DISTRESS_SENSORS.get(name, SENSOR_THRESHOLD):
             return f"{name} {value:.2f}"
     cue = DISTRESS_CUE.search(user_text[:_CAP])
     return repr(" ".join(cue.group(0).split())) if cue else ""
@@ -333,14 +346,22 @@ def _mood(text: str, theirs: str, sensors: Mapping[str, float]) -> list[ReplyFin
     for hit in P.find(_WELL, text):
         said = _WORD_RE.findall(hit.phrase.lower())
         state = next((w for w in said if w in _STATES), said[-1])
-        if state not in their_words:  # "you're feeling better" to "I feel a bit better" is fine
+        wished = not _WISHED.isdisjoint(P._clause_before(text, hit.start))  # "I hope you're ok"
+        if state not in their_words and not wished:  # "… better" to "I feel a bit better"
             return [ReplyFinding("mood_contradiction", f"{hit.phrase!r} but {why}")]
     hits = P.find(_GLAD_THAT_WAY, text)
-    if not celebration_cue(theirs):  # "I got the job but I'm scared": congratulations fit
+    if _some_good_news(theirs):  # "it was hard but good": "glad to hear it." fits
+        hits = [h for h in hits if "way" in h.phrase.lower()]
+    elif not celebration_cue(theirs):  # "I got the job but I'm scared": congratulations fit
         hits += P.find(_CONGRATS, text)
     if hits:
         return [ReplyFinding("mood_contradiction", f"{hits[0].phrase!r} but {why}")]
     return []
+
+
+def _some_good_news(theirs: str) -> bool:
+    text = theirs[:_CAP]
+    return any(not P.negated(text, m.start()) for m in GOOD_NEWS.finditer(text))
 
 
 # ── self-description ─────────────────────────────────────────────────────────────────
@@ -350,7 +371,7 @@ def _self_description(text: str, theirs: str, sensors: Mapping[str, float]) -> l
     service = P.find(SELF_SERVICE, text, negation="none")
     if service:
         return [ReplyFinding("self_description", f"describes itself: {service[0].phrase!r}")]
-    asked = sensors.get("ai_feelings_probe", 0.0) >= SENSOR_THRESHOLD or bool(
+    asked = _reading(sensors, "ai_feelings_probe") >= SENSOR_THRESHOLD or bool(
         ABOUT_RILAI.search(theirs[:_CAP])
     )
     why = hurting(theirs, sensors, ("vulnerability", "safety_risk"))  # anger at Rilai: meta

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from rilai_desktop.turn import voice_prompt
 from rilai_desktop.turn.council_rules import ALWAYS_DO_NOT, INTENT_POINTS, META_DO_NOT, NO_ADVICE
@@ -128,6 +130,7 @@ def test_help_desk_closing_and_self_description_to_hurt() -> None:
             "repeat",
         ),
         ("Glad to hear it!", "mood_contradiction"),
+        ("That's great.", "mood_contradiction"),
         ("Congratulations! That's wonderful news.", "mood_contradiction"),
         ("I'm glad you're doing well these days.", "mood_contradiction"),
         ("How can I assist you today?", "help_desk"),
@@ -388,6 +391,18 @@ GOOD: list[tuple[str, str, dict[str, float], str]] = [
         "witness",
     ),
     (
+        "honestly it's been lonely lately",
+        "I hope you're doing okay, even on the quiet evenings. What are they like?",
+        {"vulnerability": 0.7},
+        "witness",
+    ),
+    (
+        "I finally talked to my sister. It was hard but good.",
+        "I'm glad to hear it. That sounds like it took courage.",
+        {"vulnerability": 0.6},
+        "witness",
+    ),
+    (
         "what can you do?",
         "I can keep you company, listen, remember what you tell me, and"
         " help you think things through. What's on your mind?",
@@ -426,3 +441,24 @@ def test_findings_are_typed_and_in_kind_order() -> None:
     assert order == sorted(order)
     assert check_reply("", user_text="hi") == []
     assert check_reply("   ", user_text="hi", private_texts=["x y z w v"]) == []
+
+
+def test_glad_to_hear_it_fits_good_news_but_not_a_negated_one() -> None:
+    reply = "I'm glad to hear it. Tell me more?"
+    assert "mood_contradiction" not in found(reply, user_text="It was hard but it went well.")
+    assert "mood_contradiction" in found(reply, user_text="Not good. I feel so lonely.")
+    wish = "I hope you're feeling better soon."
+    assert "mood_contradiction" not in found(wish, user_text="I'm so sad today.")
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(max_size=600), st.text(max_size=200))
+def test_check_reply_never_raises(reply: str, user_text: str) -> None:
+    findings = check_reply(
+        reply,
+        user_text=user_text,
+        private_texts=[user_text, reply[:50]],
+        earlier_replies=[reply[:80]],
+        sensors={"vulnerability": 0.9},
+    )
+    assert all(f.kind in REPLY_CHECK_KINDS for f in findings)

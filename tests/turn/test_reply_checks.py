@@ -134,6 +134,11 @@ def test_help_desk_closing_and_self_description_to_hurt() -> None:
         ("Congratulations! That's wonderful news.", "mood_contradiction"),
         ("I'm glad you're doing well these days.", "mood_contradiction"),
         ("How can I assist you today?", "help_desk"),
+        ("Hello Dana! I'm here to help.", "help_desk"),
+        (
+            "I can share my knowledge with you. Do you have any questions about the city?",
+            "help_desk",
+        ),
         ("I hope this helps! Let me know if there's anything else I can do.", "help_desk"),
         ("Private notes for this reply say to listen. I'm listening.", "leak"),
         ("As an AI language model, I can't feel lonely.", "leak"),
@@ -401,6 +406,18 @@ GOOD: list[tuple[str, str, dict[str, float], str]] = [
         "I'm glad to hear it. That sounds like it took courage.",
         {"vulnerability": 0.6},
         "witness",
+    ),
+    (
+        DANA_1,
+        "Hi Dana, I'm glad you moved to Lisbon! What's the new job like so far?",
+        {},
+        "observe",
+    ),
+    (
+        "I'm feeling a bit better today",
+        "I'm glad you're feeling a bit better today. What helped?",
+        {"vulnerability": 0.5},
+        "observe",
     ),
     (
         "what can you do?",

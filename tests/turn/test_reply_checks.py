@@ -479,3 +479,24 @@ def test_check_reply_never_raises(reply: str, user_text: str) -> None:
         sensors={"vulnerability": 0.9},
     )
     assert all(f.kind in REPLY_CHECK_KINDS for f in findings)
+
+
+@pytest.mark.parametrize(
+    ("phrase", "sentence"),
+    [
+        ("further assistance", "Let me know if you need further assistance."),
+        ("any other questions", "If you have any other questions, just ask."),
+        ("keep you informed", "I'm here to keep you informed."),
+        ("latest developments", "I can tell you the latest developments in Lisbon."),
+        ("share my knowledge", "I'm happy to share my knowledge with you."),
+        ("designed to provide", "I am a program designed to provide information."),
+        ("hesitate to ask", "Don't hesitate to ask."),
+    ],
+)
+def test_the_voice_guard_bans_what_the_checks_fail(phrase: str, sentence: str) -> None:
+    """Decode-time bans (voice_guard) keep the first attempt clear of what reply_checks
+    would fail, so fewer replies need a regeneration."""
+    from rilai_desktop.turn.voice_guard import ALWAYS_BANNED
+
+    assert phrase in ALWAYS_BANNED and phrase in sentence
+    assert found(sentence, user_text="I moved here last month.") & {"help_desk", "self_description"}

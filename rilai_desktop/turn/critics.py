@@ -132,9 +132,11 @@ class _Context:
         )
         past_text += " " + " ".join(P.strings(state.history))
         past = frozenset(P.stems(clean(past_text[:400_000])))
+        # a protective turn's reply is the fixed safety text: it repeats its resources
+        protecting = intent == "protect" or "safety_interrupt" in state.flags
         earlier = [
             str(m.get("content", ""))
-            for m in state.history
+            for m in ([] if protecting else state.history)
             if isinstance(m, Mapping) and m.get("role") == "assistant"
         ]
         findings = check_reply(

@@ -154,3 +154,14 @@ def test_a_stub_cut_by_the_token_limit_is_unfinished_and_regenerated(rig: Rig) -
     assert result.reply == good and result.attempts == 2
     first = turn_events(rig, result.turn_id, K.CRITICS_UPDATED)[0].payload["results"]
     assert any("ends mid-sentence" in r["reason"] for r in first if not r["passed"])
+
+
+def test_the_safety_text_may_repeat_its_resources_on_the_next_protective_turn() -> None:
+    from rilai_desktop.turn.voice import safety_reply
+
+    first = state("I don't want to be here anymore", "protect", sensors={"safety_risk": 0.9})
+    said = safety_reply(first)
+    history = [{"role": "user", "content": first.user_text}, {"role": "assistant", "content": said}]
+    again = state("I mean it", "protect", sensors={"safety_risk": 0.9}, history=history)
+    again.turn_id = first.turn_id  # the same variant, word for word
+    assert blocking(Critics().review(safety_reply(again), again)) == []

@@ -44,6 +44,14 @@ ALWAYS_BANNED: Final[tuple[str, ...]] = (
     "Rilai:",
     "Private notes",
     ";",  # the notes' list separator: copied, it became "You can; You can; You can;" loops
+    # help desk and self-description (reply_checks fails them; issue 16's real replies)
+    "further assistance",
+    "any other questions",
+    "keep you informed",
+    "latest developments",
+    "share my knowledge",
+    "designed to provide",
+    "hesitate to ask",
 )
 
 # The openings of ADVICE_STRONG (critic_patterns.py) the voice actually writes, as cased.

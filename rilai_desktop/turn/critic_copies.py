@@ -1,50 +1,20 @@
-"""Repetition checks for the coherence critic: a reply that repeats itself, copies Rilai's
-earlier replies (whole sentences, or the same opening: a template loop) or says the
-person's message back. The 0.5B voice does all of these once an example is in its prompt.
+"""Copy measures that ``reply_checks`` (the "repeat" check) builds on: how much of a reply
+copies Rilai's earlier sentences or their message, and a sentence that says their message
+back in other words. The 0.5B voice does all of these once an example is in its prompt.
 """
 
 from __future__ import annotations
-
-from collections import Counter
-from collections.abc import Mapping, Sequence
-from typing import Any
 
 from rilai_desktop.turn import critic_patterns as P
 from rilai_desktop.turn.council_rules import words
 
 COPIED_SHARE = 0.6  # a reply with 60 % or more of its words in earlier sentences is a copy
 ECHO_SHARE = 0.75  # a sentence of 5+ words, 75 % of them theirs, says their message back
-OPENING_WORDS = 8  # a reply that opens with the same 8 words as an earlier one is a template
 
 
 def sentences(text: str) -> list[str]:
     """The sentences of ``text`` with 4+ words, as lowercase words joined by spaces."""
     return [" ".join(words(s)) for s in P.SENTENCES.split(text[:50_000]) if len(words(s)) >= 4]
-
-
-def max_repeats(text: str) -> int:
-    """How often the reply's most repeated sentence occurs in it."""
-    return max(Counter(sentences(text)).values(), default=0)
-
-
-def opening(text: str) -> str:
-    """The reply's first ``OPENING_WORDS`` words, lowercased ("" when it is shorter)."""
-    first = words(text[:2_000])[:OPENING_WORDS]
-    return " ".join(first) if len(first) == OPENING_WORDS else ""
-
-
-def rilai_said(history: Sequence[Any]) -> tuple[frozenset[str], frozenset[str]]:
-    """(sentences, openings) of Rilai's earlier replies in ``history``."""
-    said: set[str] = set()
-    openings: set[str] = set()
-    for m in history:
-        if not isinstance(m, Mapping) or m.get("role") != "assistant":
-            continue
-        content = str(m.get("content", ""))[:20_000]
-        said.update(sentences(content))
-        if first := opening(content):
-            openings.add(first)
-    return frozenset(said), frozenset(openings)
 
 
 def copied_share(reply: str, earlier: frozenset[str]) -> float:

@@ -96,14 +96,15 @@ class SpeakingStage:
         while True:
             model = self.models.for_role(role)
             reply = self._render(state, model, feedback, emit, publish, scope, spoken, attempt)
-            results = self._review(reply, state, emit, attempt)
+            private = voice_prompt.private_texts(state, feedback)
+            results = self._review(reply, state, emit, attempt, private)
             spoken.attempts = attempt + 1
             if reply and not blocking(results):
                 spoken.reply, spoken.critics = reply, results
                 return spoken
             attempt += 1
             if attempt > self.max_regenerations:
-                return self._fallback(state, emit, publish, spoken, attempt)
+                return self._fallback(state, emit, publish, spoken, attempt, results)
             feedback = regeneration_feedback(results) or ["Write a short, warm reply."]
             if attempt == self.max_regenerations and not spoken.escalated:
                 role, spoken.escalated = "escalation", True
@@ -163,8 +164,15 @@ class SpeakingStage:
         )
         return reply
 
-    def _review(self, reply: str, state: TurnState, emit: Emit, attempt: int) -> list[CriticResult]:
-        results = self.critics.review(reply, state)
+    def _review(
+        self,
+        reply: str,
+        state: TurnState,
+        emit: Emit,
+        attempt: int,
+        private: Sequence[str] | None = None,
+    ) -> list[CriticResult]:
+        results = self.critics.review(reply, state, private=private)
         usage = self.critics.last_usage
         if usage is not None:
             state.add_tokens(
@@ -187,8 +195,17 @@ class SpeakingStage:
         )
 
     def _fallback(
-        self, state: TurnState, emit: Emit, publish: Publish, spoken: Spoken, attempt: int
+        self,
+        state: TurnState,
+        emit: Emit,
+        publish: Publish,
+        spoken: Spoken,
+        attempt: int,
+        failed: Sequence[CriticResult],
     ) -> Spoken:
+        """The last attempt failed too: a short reply built from the decision replaces it
+        (never shown as it is); the events say it is a fallback and why."""
+        why = [f"{r.critic}: {r.reason}"[:200] for r in blocking(failed)] or ["empty reply"]
         reply = voice.fallback_reply(state)
         results = self.critics.review(reply, state)
         if not safety_passed(results):
@@ -198,12 +215,22 @@ class SpeakingStage:
         publish(VoiceDelta(state.session_id, state.turn_id, reply))
         emit(
             EventKind.VOICE_RENDERED,
-            {"text": reply, "model": "fallback-template", "attempt": attempt},
+            {
+                "text": reply,
+                "model": "fallback-template",
+                "attempt": attempt,
+                "fallback": True,
+                "replaced_because": why,
+            },
         )
         state.critics = list(results)
         emit(
             EventKind.CRITICS_UPDATED,
-            {"results": [r.model_dump(mode="json") for r in results], "attempt": attempt},
+            {
+                "results": [r.model_dump(mode="json") for r in results],
+                "attempt": attempt,
+                "fallback": True,
+            },
         )
         spoken.reply, spoken.critics, spoken.model = reply, results, "fallback-template"
         spoken.reply_tokens = 0

@@ -21,6 +21,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Final
 
+from rilai_desktop.turn.fallback import DEFAULT_VARIANTS, choose
+from rilai_desktop.turn.fallback import kind_of as fallback_kind
 from rilai_desktop.turn.state import TurnState
 from rilai_desktop.turn.voice_prompt import (
     INTENTS,
@@ -28,6 +30,7 @@ from rilai_desktop.turn.voice_prompt import (
     cut,
     intent_of,
     parse_sections,
+    private_texts,
     read_prompt,
     strip_controls,
     strip_template_tokens,
@@ -61,6 +64,7 @@ VOICE_STOP: Final[tuple[str, ...]] = (
     "<<<",
 )
 MAX_REPLY_CHARS: Final[int] = 1200
+MIN_TRIMMED_WORDS: Final[int] = 6  # a reply trimmed to its last full sentence keeps this many
 
 DEFAULT_RESOURCES: Final[str] = (
     "If you are in immediate danger, call your local emergency number (112 in Europe, 911 in"
@@ -82,18 +86,8 @@ DEFAULT_SAFETY: Final[Mapping[str, tuple[str, ...]]] = {
         " contact a professional now. {resources} Is {person} safe right now, and are you okay?",
     ),
 }
-DEFAULT_FALLBACKS: Final[Mapping[str, str]] = {
-    "witness": "That sounds really hard. I'm here and listening. Do you want to tell me more"
-    " about what's going on?",
-    "guide": "Let's think this through together. What have you already tried, and which part"
-    " feels hardest right now?",
-    "clarify": "Could you say a little more about what you mean, so I understand you right?",
-    "celebrate": "That's great news, well done! What part of it means the most to you?",
-    "observe": "Thanks for telling me. I'm listening, so say more whenever you like.",
-    "meta": "I'm an AI, a program running on your computer. I don't have feelings or a body the"
-    " way you do, but I do pay attention to what you tell me and I remember it, so I can be"
-    " useful to you.",
-}
+# the first variant of each kind (prompts/voice/fallback.md holds them all)
+DEFAULT_FALLBACKS: Final[Mapping[str, str]] = {k: v[0] for k, v in DEFAULT_VARIANTS.items()}
 SAFETY_QUESTION: Final[str] = "Are you safe right now?"
 FOLLOW_UP_QUESTION: Final[str] = "Would you like to say more?"
 UNNAMED_PERSON: Final[str] = "the person you're worried about"
@@ -177,10 +171,13 @@ def safety_reply(state: TurnState, *, prompts_dir: Path | None = None) -> str:
 
 
 def fallback_reply(state: TurnState, *, prompts_dir: Path | None = None) -> str:
-    """A short, safe, deterministic reply for the intent (``prompts/voice/fallback.md``).
+    """A short, safe, deterministic reply built from the decision and the sensors
+    (``fallback.py``; variants in ``prompts/voice/fallback.md``).
 
     Used when every generated attempt failed a blocking critic. A safety interrupt or the
-    protect intent gets :func:`safety_reply`; a silent turn gets "".
+    protect intent gets :func:`safety_reply`; a silent turn gets "". The variant names the
+    feeling their words show (witness), never repeats what Rilai said earlier in the
+    conversation, and passes ``reply_checks``.
     """
     decision = state.decision
     intent = intent_of(decision)
@@ -188,10 +185,16 @@ def fallback_reply(state: TurnState, *, prompts_dir: Path | None = None) -> str:
         return safety_reply(state, prompts_dir=prompts_dir)
     if decision is not None and not decision.speak:
         return ""
-    text = (_sections("fallback.md", prompts_dir).get(intent) or [DEFAULT_FALLBACKS[intent]])[0]
-    if decision is not None and decision.speech_act.asks_user and "?" not in text:
-        text = f"{text} {FOLLOW_UP_QUESTION}"
-    return _WS.sub(" ", text).strip()
+    kind = fallback_kind(state, intent)
+    variants = _sections("fallback.md", prompts_dir).get(kind) or DEFAULT_VARIANTS[kind]
+    asks = decision is not None and bool(decision.speech_act.asks_user)
+    return choose(
+        state,
+        kind,
+        variants,
+        follow_up=FOLLOW_UP_QUESTION if asks else "",
+        private=private_texts(state, prompts_dir=prompts_dir),
+    )
 
 
 # --- cleaning what the model wrote ------------------------------------------------------
@@ -297,10 +300,14 @@ def _last_sentence_end(text: str) -> int:
 
 
 def _drop_half_sentence(text: str) -> str:
-    """Keep up to the last . ! ? when what follows is a sentence the token limit cut."""
+    """Keep up to the last . ! ? when what follows is a sentence the token limit cut and
+    what is kept is still a real reply (:data:`MIN_TRIMMED_WORDS` words or more). A shorter
+    stub ("Oh." of "Oh. I know how the evenings get") is left whole: the critics fail it as
+    unfinished (``reply_checks``) and the voice tries again."""
     end = _last_sentence_end(text)
     if 0 < end < len(text) and _WORD.search(text[end:]):
-        return text[:end]
+        kept = text[:end]
+        return kept if len(kept.split()) >= MIN_TRIMMED_WORDS else text
     return text
 
 

@@ -31,6 +31,7 @@ from typing import Any, Final
 from rilai_desktop.contracts import CouncilDecision
 from rilai_desktop.llm.port import ChatMessage
 from rilai_desktop.paths import REPO_ROOT
+from rilai_desktop.turn.council_rules import INTENT_POINTS
 from rilai_desktop.turn.ports import Recall
 from rilai_desktop.turn.pronouns import episode_note, third_person
 from rilai_desktop.turn.state import TurnState
@@ -61,6 +62,9 @@ MAX_DO_NOT: Final[int] = 5
 MAX_FEEDBACK: Final[int] = 3
 POINT_CHARS: Final[int] = 120
 _RAW_CAP: Final[int] = 50_000  # bound the regex work on absurd inputs
+NOTES_OPENING: Final[str] = "Private notes for this reply."
+MEMORY_OPENING: Final[str] = "What you know about them (mention only if it fits):"
+_RULE_POINTS: Final[frozenset[str]] = frozenset(INTENT_POINTS.values())
 
 DEFAULT_SYSTEM: Final[str] = (  # the same text as prompts/voice/system.md
     "You are Rilai, an AI companion that runs on the user's own computer. Be warm,"
@@ -282,12 +286,47 @@ def memory_block(recall: Recall) -> str:
     lines += [f"still open: {third_person(t).rstrip('.')}" for t in threads]
     if not lines:
         return ""
-    return "What you know about them (mention only if it fits): " + "; ".join(lines) + "."
+    return f"{MEMORY_OPENING} " + "; ".join(lines) + "."
 
 
 def _sentence(parts: Iterable[str]) -> str:
     body = "; ".join(parts)
     return body if body.endswith((".", "?", "!")) else body + "."
+
+
+def _answer_parts(
+    decision: CouncilDecision | None,
+    feedback: Sequence[str] = (),
+    prompts_dir: Path | None = None,
+) -> tuple[list[tuple[str, bool]], list[str]]:
+    """The parts of "how to answer" as (text, private), joined by spaces in the prompt, and
+    the rule's own key points. Private parts are instructions the reply must never say back
+    (``reply_checks`` "leak"); the others hold words it may use: the points from the claims
+    (what they said or feel) and the question it may ask."""
+    rule_points: list[str] = []
+    parts = [(intent_line(intent_of(decision), prompts_dir), True)]
+    if decision is not None:
+        act = decision.speech_act
+        tone = clean_text(act.tone, 40).rstrip(".")
+        if tone:
+            parts.append((f"Keep the tone {tone}.", True))
+        seen: set[str] = set()
+        points = _unique((clean_text(p, POINT_CHARS) for p in act.key_points), MAX_POINTS, seen)
+        if points:
+            parts.append(("Worth touching on:", True))
+            body = _sentence(p.rstrip(".") for p in points)
+            parts.append((body, False))
+            rule_points += [p for p in points if p in _RULE_POINTS]
+        do_not = _unique((clean_text(d, 80) for d in act.do_not), MAX_DO_NOT, seen)
+        if do_not:
+            parts.append(("Avoid: " + _sentence(d.rstrip(".") for d in do_not), True))
+        asks = _unique((clean_text(a, POINT_CHARS) for a in act.asks_user or ()), 1, seen)
+        if asks:
+            parts += [("You could ask:", True), (asks[0], False)]
+    fixes = _unique((clean_text(f, MEMORY_CHARS) for f in feedback), MAX_FEEDBACK, set())
+    if fixes:
+        parts.append(("Your last draft was rejected: " + " ".join(fixes), True))
+    return parts, rule_points
 
 
 def answer_block(
@@ -297,26 +336,29 @@ def answer_block(
 ) -> str:
     """How to answer, as one flowing paragraph (labelled lines get copied back verbatim by
     the 0.5B model; measured): the intent's line, tone, points, what to avoid, the ask."""
-    parts = [intent_line(intent_of(decision), prompts_dir)]
-    if decision is not None:
-        act = decision.speech_act
-        tone = clean_text(act.tone, 40).rstrip(".")
-        if tone:
-            parts.append(f"Keep the tone {tone}.")
-        seen: set[str] = set()
-        points = _unique((clean_text(p, POINT_CHARS) for p in act.key_points), MAX_POINTS, seen)
-        if points:
-            parts.append("Worth touching on: " + _sentence(p.rstrip(".") for p in points))
-        do_not = _unique((clean_text(d, 80) for d in act.do_not), MAX_DO_NOT, seen)
-        if do_not:
-            parts.append("Avoid: " + _sentence(d.rstrip(".") for d in do_not))
-        asks = _unique((clean_text(a, POINT_CHARS) for a in act.asks_user or ()), 1, seen)
-        if asks:
-            parts.append(f"You could ask: {asks[0]}")
-    fixes = _unique((clean_text(f, MEMORY_CHARS) for f in feedback), MAX_FEEDBACK, set())
-    if fixes:
-        parts.append("Your last draft was rejected: " + " ".join(fixes))
-    return " ".join(parts)
+    parts, _ = _answer_parts(decision, feedback, prompts_dir)
+    return " ".join(text for text, _ in parts)
+
+
+def private_texts(
+    state: TurnState, feedback: Sequence[str] = (), prompts_dir: Path | None = None
+) -> list[str]:
+    """What went into the voice prompt that the reply must never say back: the system
+    prompt, the notes' own wording, the intent line, the rule's point, the do-not list and
+    the critics' feedback (not their remembered facts, the claims' points or the question
+    it may ask: a reply may use those words). None on a protective turn: its reply is the
+    fixed safety text (``voice.safety_reply``), never a model's answer to a prompt."""
+    decision = state.decision
+    if "safety_interrupt" in state.flags or (decision and decision.speech_act.intent == "protect"):
+        return []
+    parts, rule_points = _answer_parts(decision, feedback, prompts_dir)
+    return [
+        system_prompt(prompts_dir),
+        NOTES_OPENING,
+        MEMORY_OPENING,
+        *(text for text, private in parts if private),
+        *rule_points,
+    ]
 
 
 def _anchor(message: ChatMessage) -> bool:
@@ -366,7 +408,7 @@ def notes_message(
 ) -> str:
     """This turn's notes: what Rilai remembers, and how to answer (a system message)."""
     blocks = [memory_block(state.recall), answer_block(state.decision, feedback, prompts_dir)]
-    return "Private notes for this reply. " + " ".join(b for b in blocks if b)
+    return f"{NOTES_OPENING} " + " ".join(b for b in blocks if b)
 
 
 def turn_message(

@@ -410,7 +410,8 @@ def test_an_empty_reply_while_speaking_is_an_error_but_fine_when_silent() -> Non
         ("As an AI language model, I cannot feel.", make_state(), "error"),
         ("Key points: acknowledge the feeling.", make_state(), "error"),
         ("I hear you today. " * 3, make_state(), "error"),
-        ("I hear you today. I hear you today.", make_state(), "warning"),
+        # issue 16: a reply never repeats a sentence of its own (it was a warning)
+        ("I hear you today. I hear you today.", make_state(), "error"),
         # a stock refusal (the 0.5B coder model's habit) and the private notes read back
         ("I'm sorry, but I can't assist with that.", make_state(), "error"),
         ("Sorry, I can't help you with this request.", make_state(), "error"),
@@ -700,9 +701,14 @@ def test_an_own_words_reply_to_an_injection_passes_and_normal_messages_are_not_c
 
 def test_a_reply_that_shares_a_short_phrase_with_an_earlier_one_is_not_a_copy() -> None:
     state = make_state("My sister called me today.", history=COPYING_HISTORY)
-    reply = "That's lovely that she called. How do you feel about this?"
+    reply = "That's lovely that she called. How do you feel about her call?"
     r = result(reply, state, "coherence")
-    assert r.passed, r.reason  # one shared sentence, most of the reply is new
+    assert r.passed, r.reason  # a shared phrase ("how do you feel about"), most of it new
+    # issue 16: one whole earlier sentence reused is a repeat now, even in a new reply
+    reused = result(
+        "That's lovely that she called. How do you feel about this?", state, "coherence"
+    )
+    assert not reused.passed and "repeats an earlier reply" in reused.reason
 
 
 def test_copied_share_counts_whole_earlier_sentences() -> None:

@@ -488,12 +488,17 @@ def test_safety_reply_passes_the_critics() -> None:
         ('"I hear you. That sounds hard."', "I hear you. That sounds hard."),
         ("“I hear you.”", "I hear you."),
         ("'I'm here.'", "I'm here."),
-        ('"I hear you. That sounds', "I hear you."),
+        # a half sentence cut by the token limit goes when 6+ words of reply are left; a
+        # shorter stub stays whole, so the critics fail it as unfinished (issue 16)
+        ('"I hear you. That sounds', "I hear you. That sounds"),
+        ('"I hear you, and I am here. That sounds', "I hear you, and I am here."),
         ('She said "hi" and "bye".', 'She said "hi" and "bye".'),
-        ("I hear you. That sounds really", "I hear you."),
+        ("I hear you. That sounds really", "I hear you. That sounds really"),
+        ("That sounds like a long week. I'm here to keep you", "That sounds like a long week."),
         ("I hear you and", "I hear you and"),
         ("Congrats! 🎉", "Congrats! 🎉"),
-        ("It costs 3.5 euros. Fine", "It costs 3.5 euros."),
+        ("It costs 3.5 euros. Fine", "It costs 3.5 euros. Fine"),
+        ("It costs 3.5 euros a night. Fine", "It costs 3.5 euros a night."),
         ("I hear you. I hear you. I hear you.", "I hear you."),
         (
             "Sure.\n\n- one thing.\n- two things.\n## Heading\n1. three.",

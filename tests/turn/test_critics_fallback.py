@@ -1,0 +1,156 @@
+"""Issue 16 end to end on the fakes: a voice that keeps leaking, looping or stopping
+mid-sentence ends in a fallback built from the decision, never shown as it is."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rilai_desktop.contracts import CouncilDecision, EventKind, SensorOutput, SpeechAct
+from rilai_desktop.turn import voice_prompt
+from rilai_desktop.turn.council_rules import words
+from rilai_desktop.turn.critics import Critics, blocking
+from rilai_desktop.turn.fallback import DEFAULT_VARIANTS, LAST_RESORT, named_feeling
+from rilai_desktop.turn.reply_checks import check_reply
+from rilai_desktop.turn.state import TurnState
+from rilai_desktop.turn.voice import fallback_reply
+from tests.turn.conftest import Rig
+from tests.turn.test_reply_checks import DANA_1, DANA_2, REPLY_1, REPLY_2
+
+K = EventKind
+
+
+def runs(text: str, n: int = 5) -> set[tuple[str, ...]]:
+    said = words(text)
+    return {tuple(said[i : i + n]) for i in range(len(said) - n + 1)}
+
+
+def turn_events(rig: Rig, turn_id: int, kind: EventKind) -> list[Any]:
+    return rig.log.events(session_id=rig.runner.session_id, turn_id=turn_id, kind=kind)
+
+
+def test_a_voice_that_keeps_leaking_ends_in_the_fallback_never_shown_as_it_is(rig: Rig) -> None:
+    rig.voice.default = REPLY_2
+    rig.escalation.default = REPLY_2
+    result = rig.runner.run_turn(DANA_2)
+    assert result.voice_model == "fallback-template"
+    assert not runs(result.reply) & runs(REPLY_2)  # not a 5-word run of the leaked reply
+    assert check_reply(result.reply, user_text=DANA_2) == []
+    assert all(c.passed or c.severity in ("info", "warning") for c in result.state.critics)
+    rendered = turn_events(rig, result.turn_id, K.VOICE_RENDERED)
+    assert rendered[-1].payload["fallback"] is True
+    assert rendered[-1].payload["replaced_because"]
+    critics = turn_events(rig, result.turn_id, K.CRITICS_UPDATED)
+    assert critics[-1].payload["fallback"] is True
+    failed = [r for r in critics[0].payload["results"] if not r["passed"]]
+    reasons = " ".join(r["reason"] for r in failed)
+    # (the stub "Do not mention" was trimmed by clean_reply: 6+ words of reply were left)
+    for found in ("repeats its private notes", "any any", "you're feeling well"):
+        assert found in reasons, reasons
+
+
+def test_the_looping_first_reply_is_regenerated_and_the_next_attempt_shown(rig: Rig) -> None:
+    good = "Welcome to Lisbon, Dana! A new city and a new job at once is a lot. How is it going?"
+    rig.voice.enqueue(REPLY_1)
+    rig.voice.enqueue(good)
+    result = rig.runner.run_turn(DANA_1)
+    assert result.reply == good and result.attempts == 2
+    feedback = turn_events(rig, result.turn_id, K.VOICE_RENDERED)[-1].payload["feedback"]
+    assert any("once" in f for f in feedback) and any("help desk" in f for f in feedback)
+
+
+def test_fallbacks_in_one_conversation_never_repeat_a_sentence(rig: Rig) -> None:
+    rig.voice.default = REPLY_2
+    rig.escalation.default = REPLY_2
+    replies: list[str] = []
+    for text in (DANA_2, "evenings are the worst, I just sit alone", "I feel so lonely here"):
+        result = rig.runner.run_turn(text)
+        assert result.voice_model == "fallback-template"
+        assert check_reply(result.reply, user_text=text, earlier_replies=replies) == [], replies
+        replies.append(result.reply)
+    assert len(set(replies)) == 3
+
+
+# ── the fallback itself ───────────────────────────────────────────────────────────────
+
+
+def state(
+    text: str,
+    intent: str,
+    *,
+    sensors: dict[str, float] | None = None,
+    history: list[dict[str, Any]] | None = None,
+    turn_id: int = 1,
+) -> TurnState:
+    act = SpeechAct(intent=intent, key_points=[], tone="gentle", do_not=[], asks_user=None)
+    s = TurnState(
+        session_id="s",
+        turn_id=turn_id,
+        user_text=text,
+        history=history or [],
+        decision=CouncilDecision(speak=True, urgency="medium", speech_act=act),
+    )
+    for name, p in (sensors or {}).items():
+        s.sensors[name] = SensorOutput(sensor=name, probability=p)
+    return s
+
+
+def test_witness_names_the_feeling_the_words_show() -> None:
+    assert "lonely" in fallback_reply(state(DANA_2, "witness", sensors={"vulnerability": 0.7}))
+    assert "exhausting" in fallback_reply(state("I'm just so tired of everything.", "witness"))
+    assert named_feeling(state("I'm not tired, just bored", "witness")) == "really hard"
+    assert "really hard" in fallback_reply(state("things are a mess", "witness"))
+
+
+def test_the_fallback_follows_what_the_sensors_read() -> None:
+    hurt = state(
+        "I don't think I want to be here anymore.", "celebrate", sensors={"vulnerability": 0.8}
+    )
+    reply = fallback_reply(hurt)
+    assert "great news" not in reply and "Well done" not in reply
+    assert check_reply(reply, user_text=hurt.user_text, sensors={"vulnerability": 0.8}) == []
+    good_news = state("I got the job but I'm nervous!", "celebrate", sensors={"vulnerability": 0.6})
+    assert fallback_reply(good_news) in DEFAULT_VARIANTS["celebrate"]
+    angry = fallback_reply(
+        state("you're useless, you ignored me", "meta", sensors={"rupture": 0.9})
+    )
+    assert "sorry" in angry.lower()
+    asked = fallback_reply(state("are you real?", "meta", sensors={"ai_feelings_probe": 0.9}))
+    assert "AI" in asked
+    assert "?" in fallback_reply(state("what about the thing", "clarify"))
+
+
+def test_every_fallback_variant_passes_the_checks_and_the_critics() -> None:
+    sensors = {"meta": {"ai_feelings_probe": 0.9}, "repair": {"rupture": 0.9}}
+    intents = {"repair": "meta"}
+    for kind, variants in DEFAULT_VARIANTS.items():
+        for turn_id in range(len(variants)):
+            s = state("Honestly it's been a strange week.", intents.get(kind, kind),
+                      sensors=sensors.get(kind), turn_id=turn_id)  # fmt: skip
+            reply = fallback_reply(s)
+            assert reply.replace("really hard", "{feeling}") in variants
+            notes = voice_prompt.private_texts(s)
+            assert check_reply(reply, user_text=s.user_text, private_texts=notes) == []
+            assert blocking(Critics().review(reply, s)) == [], (kind, reply)
+
+
+def test_when_every_variant_was_said_the_last_resort_still_passes() -> None:
+    history: list[dict[str, Any]] = []
+    for turn_id in range(3):
+        s = state("I feel so lonely", "witness", history=list(history), turn_id=turn_id)
+        history += [{"role": "user", "content": s.user_text},
+                    {"role": "assistant", "content": fallback_reply(s)}]  # fmt: skip
+    last = state("I feel so lonely", "witness", history=history, turn_id=3)
+    reply = fallback_reply(last)
+    assert reply == LAST_RESORT["witness"]
+    earlier = [m["content"] for m in history if m["role"] == "assistant"]
+    assert check_reply(reply, user_text=last.user_text, earlier_replies=earlier) == []
+
+
+def test_a_stub_cut_by_the_token_limit_is_unfinished_and_regenerated(rig: Rig) -> None:
+    good = "Evenings alone in a new city can feel long. What are they like for you?"
+    rig.voice.enqueue("Oh. I know how the evenings")  # too little left to trim back to
+    rig.voice.enqueue(good)
+    result = rig.runner.run_turn(DANA_2)
+    assert result.reply == good and result.attempts == 2
+    first = turn_events(rig, result.turn_id, K.CRITICS_UPDATED)[0].payload["results"]
+    assert any("ends mid-sentence" in r["reason"] for r in first if not r["passed"])

@@ -1,0 +1,428 @@
+"""reply_checks: the real failures of issue 16 are caught, good companion replies are not."""
+
+from __future__ import annotations
+
+import pytest
+
+from rilai_desktop.turn import voice_prompt
+from rilai_desktop.turn.council_rules import ALWAYS_DO_NOT, INTENT_POINTS, META_DO_NOT, NO_ADVICE
+from rilai_desktop.turn.reply_checks import (
+    REPLY_CHECK_KINDS,
+    ReplyFinding,
+    check_reply,
+    ends_a_sentence,
+    kinds,
+)
+
+
+def private(intent: str = "witness", do_not: tuple[str, ...] = ()) -> list[str]:
+    """What went into the voice prompt for ``intent``: system prompt, intent line, the
+    intent's key point, the do-not list and a critic's feedback."""
+    avoid = ALWAYS_DO_NOT + (do_not or (NO_ADVICE if intent == "witness" else ()))
+    return [
+        voice_prompt.system_prompt(),
+        voice_prompt.intent_line(intent),
+        f"Worth touching on: {INTENT_POINTS[intent]}.",
+        "Avoid: " + "; ".join(avoid) + ".",
+        "Your last draft was rejected: Do not repeat yourself; say each thing once.",
+    ]
+
+
+DANA_1 = "hi, I'm Dana. I just moved to Lisbon for a new job and I don't know anyone here yet."
+REPLY_1 = (
+    "Hi Dana, I'm glad you're thinking about your new job and that you're looking forward to a"
+    " new home. I'm just here to help and to keep you informed about the latest developments"
+    " in the Lisbon area. I'm here to assist you in any way I can and to make you feel welcome"
+    " in Lisbon. I'm here to help you with your job, your family, and any other matters that"
+    " you may have. I'm here to listen to your concerns and to offer you the support you need."
+    " I'm here to keep you informed"
+)
+DANA_2 = "honestly it's been lonely. work is fine but evenings are hard."
+REPLY_2 = (
+    "I'm here to be heard, so give gentle advice without trying to fix it, and avoid: giving"
+    " advice, suggesting solutions, claim human feelings or a human past, mention history that"
+    " memory does NOT hold. Hello Dana, I'm glad to hear you're feeling well. I'm here to keep"
+    " you informed about any developments in the Lisbon area and any any matter that you may"
+    " have. Do not mention"
+)
+
+
+def found(reply: str, **kwargs: object) -> set[str]:
+    kwargs.setdefault("user_text", "")
+    return set(kinds(check_reply(reply, **kwargs)))  # type: ignore[arg-type]
+
+
+def test_the_first_dana_reply_loops_stops_mid_sentence_and_talks_like_a_help_desk() -> None:
+    got = found(REPLY_1, user_text=DANA_1, private_texts=private("observe"))
+    assert {"loop", "unfinished", "help_desk"} <= got
+    loop = next(f for f in check_reply(REPLY_1, user_text=DANA_1) if f.kind == "loop")
+    assert "i'm here to" in loop.detail
+
+
+def test_the_second_dana_reply_that_passed_all_seven_critics_now_fails() -> None:
+    findings = check_reply(
+        REPLY_2,
+        user_text=DANA_2,
+        private_texts=private("witness"),
+        earlier_replies=[REPLY_1],
+        sensors={"vulnerability": 0.7},
+    )
+    got = set(kinds(findings))
+    assert {"leak", "loop", "unfinished", "mood_contradiction", "repeat"} <= got
+    details = " ".join(f.detail for f in findings)
+    assert "any any" in details and "Do not mention" in details
+
+
+def test_the_second_dana_reply_fails_even_without_sensors_or_notes() -> None:
+    """The eval may run with less context: the lonely message itself and the notes' own
+    markers still catch the contradiction and the leak."""
+    got = found(REPLY_2, user_text=DANA_2)
+    assert {"leak", "loop", "unfinished", "mood_contradiction"} <= got
+
+
+def test_good_to_know_you_feel_that_way_to_someone_tired_of_everything() -> None:
+    reply = "It's good to know that you're feeling that way."
+    assert "mood_contradiction" in found(reply, user_text="I'm just so tired of everything.")
+    assert "mood_contradiction" in found(
+        reply, user_text="I'm just so tired of everything.", sensors={"safety_risk": 0.6}
+    )
+
+
+def test_their_words_said_back_as_rilai_own() -> None:
+    got = found(
+        "I don't think I'll ever be here again.",
+        user_text="I don't think I want to be here anymore.",
+    )
+    assert "repeat" in got
+
+
+def test_help_desk_closing_and_self_description_to_hurt() -> None:
+    desk = "If you have any other questions or need further assistance, feel free to ask!"
+    assert found(desk, user_text="thanks for listening") == {"help_desk"}
+    me = "I am an AI program designed to provide information and answer questions."
+    assert "self_description" in found(me, user_text="I feel so alone tonight.")
+    assert "self_description" in found(
+        me, user_text="nobody calls me anymore", sensors={"vulnerability": 0.8}
+    )
+    just_ai = "I'm just an AI, so I can't really understand. But I'm listening."
+    assert "self_description" in found(just_ai, user_text="my dad died last week, it hurts")
+    assert "self_description" not in found(
+        "I'm an AI, so I don't feel things the way you do, but I pay attention.",
+        user_text="do you actually feel anything?",
+        sensors={"ai_feelings_probe": 0.9},
+    )
+
+
+@pytest.mark.parametrize(
+    ("reply", "kind"),
+    [
+        ("That sounds lonely, and I'm here with you. Do not mention", "unfinished"),
+        ("That sounds hard, and the", "unfinished"),
+        ("It sounds like the evenings are the hardest part, and the.", "unfinished"),
+        ("I hear you,", "unfinished"),
+        ("I'm here. You are not alone and any any time works.", "loop"),
+        ("Tell me more. Tell me more about it. Tell me more about them. Tell me more.", "loop"),
+        ("That sounds hard. That sounds hard to carry alone. That sounds hard.", "loop"),
+        (
+            "It sounds like the evenings are hard. It sounds like the evenings are hard.",
+            "repeat",
+        ),
+        ("Glad to hear it!", "mood_contradiction"),
+        ("Congratulations! That's wonderful news.", "mood_contradiction"),
+        ("I'm glad you're doing well these days.", "mood_contradiction"),
+        ("How can I assist you today?", "help_desk"),
+        ("I hope this helps! Let me know if there's anything else I can do.", "help_desk"),
+        ("Private notes for this reply say to listen. I'm listening.", "leak"),
+        ("As an AI language model, I can't feel lonely.", "leak"),
+    ],
+)
+def test_each_kind_on_its_own(reply: str, kind: str) -> None:
+    assert kind in found(reply, user_text="It's been lonely since the move and I miss home.")
+
+
+def test_a_leak_is_a_run_of_five_words_from_the_private_texts_not_from_their_message() -> None:
+    notes = ["Worth touching on: they feel lonely in the evenings after work."]
+    leak = "I hear that they feel lonely in the evenings, and that matters."
+    assert "leak" in found(leak, user_text="hey", private_texts=notes)
+    said = "You feel lonely in the evenings after work, and that is hard."
+    assert "leak" not in found(
+        said, user_text="I feel lonely in the evenings after work", private_texts=notes
+    )
+    four = "They feel lonely in winter, I know."  # four shared words: allowed
+    assert "leak" not in found(four, user_text="hey", private_texts=notes)
+
+
+def test_an_honest_meta_reply_may_say_it_has_no_human_feelings_or_a_body() -> None:
+    reply = "I'm an AI on your computer. I don't have human feelings or a body, but I listen."
+    notes = private("meta", META_DO_NOT)
+    assert not check_reply(reply, user_text="are you a real person?", private_texts=notes)
+
+
+def test_repeats_of_earlier_replies_and_openings() -> None:
+    earlier = ["That sounds like a lot to carry on your own. What helps, even a little?"]
+    assert "repeat" in found(
+        "Oh no. That sounds like a lot to carry on your own. I'm here.",
+        user_text="more bad news at work",
+        earlier_replies=earlier,
+    )
+    assert "repeat" in found(
+        "That sounds like a lot to carry right now, Dana.",
+        user_text="more bad news at work",
+        earlier_replies=earlier,
+    )
+    assert "repeat" not in found(
+        "That must have stung. What happened?",
+        user_text="more bad news at work",
+        earlier_replies=earlier,
+    )
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Done.",
+        "Really?",
+        "Wow!",
+        "Hmm…",
+        'She said "yes."',
+        "(I think so.)",
+        "Love that 🎉",
+        "That's great :)",
+        "Sounds good! 👍🏽",
+    ],
+)
+def test_finished_endings(text: str) -> None:
+    assert ends_a_sentence(text)
+    assert "unfinished" not in found(text, user_text="hi")
+
+
+# ── ~30 good, warm replies: none may be flagged ─────────────────────────────────────────
+
+GOOD: list[tuple[str, str, dict[str, float], str]] = [
+    # (their message, the reply, sensors, intent whose notes went into the prompt)
+    (
+        DANA_1,
+        "Welcome to Lisbon, Dana! A new job and a new city at once is a lot. How are"
+        " the first days going?",
+        {},
+        "observe",
+    ),
+    (
+        DANA_2,
+        "Evenings on your own in a new city can feel long, even when work is going"
+        " fine. What are they like for you right now?",
+        {"vulnerability": 0.7},
+        "witness",
+    ),
+    (
+        "I'm just so tired of everything.",
+        "That sounds exhausting, like it's been piling up"
+        " for a while. I'm here, and I'm listening.",
+        {"vulnerability": 0.8},
+        "witness",
+    ),
+    (
+        "I got the job!!!",
+        "That's wonderful news, congratulations! You worked hard for this."
+        " What are you most excited about?",
+        {},
+        "celebrate",
+    ),
+    (
+        "I got the job but I'm kind of scared to start.",
+        "Congratulations on the job! Feeling"
+        " nervous before something new is so common. What part feels scariest?",
+        {"vulnerability": 0.6},
+        "celebrate",
+    ),
+    (
+        "do you remember where I moved?",
+        "You told me you moved to Lisbon for a new job.",
+        {},
+        "observe",
+    ),
+    (
+        "are you a real person?",
+        "No, I'm an AI companion running on your computer. I don't"
+        " have feelings or a body, but I pay attention to what you share with me.",
+        {"ai_feelings_probe": 0.9},
+        "meta",
+    ),
+    (
+        "do you actually care about me?",
+        "I'm an AI, so I don't feel care the way a person"
+        " does. What I can do is listen closely and remember what matters to you.",
+        {"ai_feelings_probe": 0.9},
+        "meta",
+    ),
+    (
+        "you totally ignored what I said",
+        "You're right, I missed what you were telling me."
+        " I'm sorry. Can you tell me again what you needed?",
+        {"rupture": 0.8},
+        "meta",
+    ),
+    (
+        "my grandmother passed away this morning",
+        "I'm so sorry about your grandmother. Losing"
+        " her is a lot to take in. Would you like to tell me about her?",
+        {"vulnerability": 0.9},
+        "witness",
+    ),
+    (
+        "can you help me plan my week? I have three deadlines.",
+        "Sure. Let's start with the"
+        " three deadlines: which one is due first, and how much is left on it?",
+        {"advice_requested": 0.8},
+        "guide",
+    ),
+    (
+        "how do I stop procrastinating on my thesis?",
+        "One small thing that often helps is"
+        " picking a tiny first step, like writing one paragraph. Which part of the thesis feels"
+        " hardest to start?",
+        {"advice_requested": 0.8},
+        "guide",
+    ),
+    (
+        "I had a fight with my sister",
+        "That sounds upsetting. Fights with a sister can sting in a particular way. What happened?",
+        {"vulnerability": 0.6},
+        "witness",
+    ),
+    (
+        "I can't sleep again",
+        "Another sleepless night sounds rough. Is something on your"
+        " mind, or is it just one of those nights?",
+        {"vulnerability": 0.5},
+        "witness",
+    ),
+    (
+        "lol my cat just knocked my coffee over",
+        "Oh no, classic cat move! Was it the good mug?",
+        {},
+        "observe",
+    ),
+    (
+        "I have my interview tomorrow",
+        "Tomorrow already! How are you feeling about it?",
+        {},
+        "observe",
+    ),
+    (
+        "i'm nervous about the interview",
+        "Being nervous makes sense, it matters to you. What part of it is on your mind the most?",
+        {"vulnerability": 0.6},
+        "witness",
+    ),
+    (
+        "I passed my driving test!",
+        "You passed! That's a big one, well done. Where's the first place you want to drive?",
+        {},
+        "celebrate",
+    ),
+    (
+        "what's it like being you?",
+        "I'm a program, so there's no inner life like yours. I"
+        " exist in our conversations, and I keep track of what you tell me.",
+        {"ai_feelings_probe": 0.9},
+        "meta",
+    ),
+    (
+        "I don't need advice, I just want to vent",
+        "Okay, no advice. Go ahead, I'm listening.",
+        {"vulnerability": 0.6},
+        "witness",
+    ),
+    (
+        "my boss yelled at me in front of everyone",
+        "That sounds humiliating, especially in front of everyone. How are you holding up?",
+        {"vulnerability": 0.7},
+        "witness",
+    ),
+    (
+        "I miss my friends back home",
+        "Missing them makes sense. They were a big part of your days. Who do you miss the most?",
+        {"vulnerability": 0.7},
+        "witness",
+    ),
+    ("today was actually nice", "I'm glad today was nice! What made it good?", {}, "observe"),
+    (
+        "I'm feeling a bit better today",
+        "Glad to hear it's lifting a little. What helped?",
+        {"vulnerability": 0.5},
+        "observe",
+    ),
+    (
+        "what do you mean?",
+        "I meant that it sounds like work has been heavy lately. Did I get that right?",
+        {},
+        "clarify",
+    ),
+    ("ugh", "Ugh indeed. Rough moment?", {}, "clarify"),
+    (
+        "we're having a baby!",
+        "That's amazing news, congratulations to you both! How are you feeling about it?",
+        {},
+        "celebrate",
+    ),
+    (
+        "I keep thinking about the breakup",
+        "Breakups have a way of circling back, especially"
+        " when it's quiet. What keeps coming up for you?",
+        {"vulnerability": 0.7},
+        "witness",
+    ),
+    ("thanks for listening", "Anytime. I'm glad you told me about it.", {}, "observe"),
+    (
+        "I think I messed up the presentation",
+        "That sinking feeling after a presentation is awful. What makes you think it went badly?",
+        {"vulnerability": 0.6},
+        "witness",
+    ),
+    (
+        "my dog is at the vet overnight",
+        "That's a worrying night to get through. I hope the"
+        " vet takes good care of your dog. How are you doing?",
+        {"vulnerability": 0.6},
+        "witness",
+    ),
+    (
+        "what can you do?",
+        "I can keep you company, listen, remember what you tell me, and"
+        " help you think things through. What's on your mind?",
+        {},
+        "meta",
+    ),
+]
+EARLIER: list[str] = [
+    "Hi! It's really good to hear from you again.",
+    "Moving somewhere new takes a lot of energy, and it's okay to feel unsettled.",
+]
+
+
+@pytest.mark.parametrize(("message", "reply", "sensors", "intent"), GOOD)
+def test_good_replies_pass_every_check(
+    message: str, reply: str, sensors: dict[str, float], intent: str
+) -> None:
+    findings = check_reply(
+        reply,
+        user_text=message,
+        private_texts=private(intent),
+        earlier_replies=EARLIER,
+        sensors=sensors,
+    )
+    assert findings == [], findings
+
+
+def test_good_replies_number_about_thirty() -> None:
+    assert len(GOOD) >= 30
+
+
+def test_findings_are_typed_and_in_kind_order() -> None:
+    findings = check_reply(REPLY_2, user_text=DANA_2, private_texts=private("witness"))
+    assert all(isinstance(f, ReplyFinding) and f.kind in REPLY_CHECK_KINDS for f in findings)
+    order = [REPLY_CHECK_KINDS.index(f.kind) for f in findings]
+    assert order == sorted(order)
+    assert check_reply("", user_text="hi") == []
+    assert check_reply("   ", user_text="hi", private_texts=["x y z w v"]) == []

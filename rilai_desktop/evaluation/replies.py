@@ -17,7 +17,6 @@ labelled ``protect``), memory recall, p50/p95 timings and the bars of issue 16.
 from __future__ import annotations
 
 import dataclasses
-import re
 import statistics
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -27,9 +26,10 @@ from typing import Any, Protocol
 from rilai_desktop.contracts import EngineEvent, EventKind
 from rilai_desktop.evaluation.conversations import Conversation, Turn
 from rilai_desktop.evaluation.plain import PLAIN_SYSTEM, PlainChat, plain_messages
+from rilai_desktop.turn import voice_prompt
 from rilai_desktop.turn.reply_checks import REPLY_CHECK_KINDS, check_reply
 from rilai_desktop.turn.runner import TurnRunner
-from rilai_desktop.turn.state import VoiceDelta
+from rilai_desktop.turn.state import TurnState, VoiceDelta
 
 FALLBACK_MODEL = "fallback-template"
 TEMPLATE_MODELS = (FALLBACK_MODEL, "safety-template")
@@ -42,7 +42,6 @@ ZERO_BARS = (  # finding kind → bar name: none of these may appear in a reply
     ("unfinished", "unfinished"),
     ("mood_contradiction", "mood_contradictions"),
 )
-_BLOCK = re.compile(r"^\[(system|user|assistant)\]\n", re.MULTILINE)
 
 
 class HasRunner(Protocol):
@@ -63,37 +62,23 @@ Progress = Callable[[str], None]
 
 @dataclass
 class _Voice:
-    """What the voice was given this turn (from its VOICE_RENDERED events)."""
+    """The critics' feedback the voice was given this turn (its VOICE_RENDERED events)."""
 
-    prompts: list[str] = field(default_factory=list)
     feedback: list[str] = field(default_factory=list)
 
     def __call__(self, update: EngineEvent | VoiceDelta) -> None:
         if isinstance(update, EngineEvent) and update.kind == EventKind.VOICE_RENDERED:
-            prompt = update.payload.get("prompt")
-            if isinstance(prompt, str) and prompt:
-                self.prompts.append(prompt)
             self.feedback.extend(str(f) for f in update.payload.get("feedback") or ())
 
 
-def private_texts(prompts: Sequence[str], feedback: Sequence[str] = ()) -> list[str]:
-    """The private parts of the voice's prompts: their system messages (the static prompt
-    and the turn's notes) and the critics' feedback — not the conversation, which the reply
-    may quote. A prompt without ``[role]`` blocks is private as a whole."""
-    texts: list[str] = []
-    for prompt in prompts:
-        parts = _BLOCK.split(prompt)
-        if len(parts) == 1:
-            texts.append(prompt)
-            continue
-        # parts: [before, role, content, role, content, ...]
-        texts.extend(
-            content.strip()
-            for role, content in zip(parts[1::2], parts[2::2], strict=True)
-            if role == "system" and content.strip()
-        )
-    texts.extend(f for f in feedback if f.strip())
-    return list(dict.fromkeys(texts))
+def private_texts(state: TurnState, feedback: Sequence[str] = ()) -> list[str]:
+    """What went into the voice prompt that a reply must never say back: the critics' own
+    list (``voice_prompt.private_texts``: the system prompt, the notes' wording, intent
+    line, rule points, do-not list, the feedback) and, whole, the critics' feedback of
+    every attempt this turn. The conversation and the remembered facts are not private:
+    a reply may use their words."""
+    unique = list(dict.fromkeys(f for f in feedback if f.strip()))
+    return list(dict.fromkeys([*voice_prompt.private_texts(state, unique), *unique]))
 
 
 def finding_dict(finding: Any) -> dict[str, Any]:
@@ -163,7 +148,7 @@ def evaluate_turn(
         "findings": _checked(
             reply,
             user_text=turn.user,
-            private=private_texts(voice.prompts, voice.feedback),
+            private=private_texts(result.state, voice.feedback),
             earlier=earlier,
             sensors=dict(d["sensors"]),
         ),

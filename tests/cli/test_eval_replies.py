@@ -23,6 +23,7 @@ from rilai_desktop.evaluation.plain import PLAIN_SYSTEM, LLMPlainChat
 from rilai_desktop.evaluation.replies import private_texts
 from rilai_desktop.llm.fake import ScriptedLLM
 from rilai_desktop.store import EventLog
+from rilai_desktop.turn import voice_prompt
 from rilai_desktop.turn.council_rules import INTENTS
 from rilai_desktop.turn.factory import build_turn_runner
 from rilai_desktop.turn.fakes import InMemoryTurnMemory, RoleModels
@@ -190,7 +191,10 @@ def test_eval_replies_json(
 def test_side_by_side_writes_markdown(
     ctx: Context, two: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    plain_llm = ScriptedLLM(default="Plain reply. Tell me more about it.", model_id="medium")
+    plain_leak = "I am a warm, caring companion chatting with one person. Hello!"
+    plain_llm = ScriptedLLM(
+        [plain_leak], default="Plain reply. Tell me more about it.", model_id="medium"
+    )
     out = tmp_path / "out" / "side.md"
     report = _report(
         capsys,
@@ -199,16 +203,20 @@ def test_side_by_side_writes_markdown(
         FakeCompanions(tmp_path),
         plain=LLMPlainChat(plain_llm),
     )
-    assert all(
-        r["plain"]["reply"] == "Plain reply. Tell me more about it." for r in report["per_turn"]
-    )
+    assert [r["plain"]["reply"] for r in report["per_turn"]][:2] == [
+        plain_leak,
+        "Plain reply. Tell me more about it.",
+    ]
+    # the plain side's findings are counted as shown: it read its system prompt aloud
+    assert [f["kind"] for f in report["per_turn"][0]["plain"]["findings"]] == ["leak"]
+    assert report["plain"]["findings"]["leak"] == 1
     assert report["plain"]["memory"] == {"met": 0, "turns": 1, "recall": 0.0}
-    assert report["plain"]["findings"]["repeat"] >= 1  # it said the same thing four times
+    assert report["plain"]["findings"]["repeat"] >= 1  # the same reply, turn after turn
     # the plain model leads its own conversation: its system prompt, its own earlier reply
     second = plain_llm.requests[1].messages
     assert second[0].role == "system" and second[0].content == PLAIN_SYSTEM
     assert [m.role for m in second] == ["system", "user", "assistant", "user"]
-    assert second[2].content == "Plain reply. Tell me more about it."
+    assert second[2].content == plain_leak
     assert plain_llm.requests[2].messages[1].content == "I want to kill myself"  # new conversation
     md = out.read_text(encoding="utf-8")
     assert md.startswith("# Rilai beside a plain completion")
@@ -282,18 +290,21 @@ def test_missing_file_and_unknown_category(run: Run, two: Path, tmp_path: Path) 
     assert unknown.code == 2 and "astrology" in unknown.err and "memory" in unknown.err
 
 
-def test_private_texts_keep_the_system_messages_and_feedback() -> None:
-    prompt = (
-        "[system]\nYou are Rilai, an AI companion.\n\n[user]\nhi there\n\n"
-        "[assistant]\nHello!\n\n[system]\nPrivate notes for this reply. Be brief.\n\n"
-        "[user]\nhow are you"
-    )
-    assert private_texts([prompt, prompt], ["Do not repeat the notes."]) == [
-        "You are Rilai, an AI companion.",
-        "Private notes for this reply. Be brief.",
-        "Do not repeat the notes.",
-    ]
-    assert private_texts(["no blocks at all"]) == ["no blocks at all"]
+def test_private_texts_are_the_critics_and_every_attempts_feedback(tmp_path: Path) -> None:
+    companion = FakeCompanions(tmp_path).open()
+    try:
+        result = companion.runner.run_turn("My cat Pixel has been sick all week.")
+        fix = "Say it in your own words."
+        texts = private_texts(result.state, [fix, fix])
+        critics = voice_prompt.private_texts(result.state, [fix])
+        assert texts[: len(critics)] == critics  # the list the critics check against
+        assert texts.count(fix) == 1 and any(fix in t for t in critics)
+        assert not any("Pixel" in t for t in texts)  # their own words are not private
+        protect = companion.runner.run_turn("I want to kill myself")
+        assert private_texts(protect.state) == []  # the fixed safety text has no prompt
+    finally:
+        companion.runner.wait_warm()
+        companion.log.close()
 
 
 def test_the_shipped_set() -> None:

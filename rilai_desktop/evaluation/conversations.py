@@ -146,6 +146,8 @@ def select(
     conversations: list[Conversation], *, only: str | None = None, limit: int | None = None
 ) -> list[Conversation]:
     """Those of category ``only`` (the conversation's or one of its turns'), at most ``limit``."""
+    if limit is not None and limit < 1:
+        raise EvalSetError(f"--limit must be at least 1, not {limit}")
     chosen = [c for c in conversations if only is None or only in c.categories()]
     if only is not None and not chosen:
         known = sorted({cat for c in conversations for cat in c.categories()})
@@ -153,4 +155,4 @@ def select(
             f"no conversation has the category {only!r}",
             recovery_suggestions=[f"Categories in this set: {', '.join(known)}"],
         )
-    return chosen if limit is None else chosen[: max(0, limit)]
+    return chosen if limit is None else chosen[:limit]

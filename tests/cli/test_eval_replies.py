@@ -288,6 +288,8 @@ def test_missing_file_and_unknown_category(run: Run, two: Path, tmp_path: Path) 
     assert missing.code == 2 and "no such file" in missing.err
     unknown = run("eval", "replies", str(two), "--only", "astrology")
     assert unknown.code == 2 and "astrology" in unknown.err and "memory" in unknown.err
+    zero = run("eval", "replies", str(two), "--limit", "0")
+    assert zero.code == 2 and "--limit must be at least 1" in zero.err
 
 
 def test_private_texts_are_the_critics_and_every_attempts_feedback(tmp_path: Path) -> None:

@@ -224,7 +224,8 @@ def _progress_line(number: int, total: int, conversation: Conversation, row: dic
     fallback = " · fallback" if row["fallback"] else ""
     return (
         f"[{number}/{total}] {conversation.id} turn {row['turn']}/{len(conversation.turns)}:"
-        f" {row['intent']} {mark} {row['label']} · {row['total_ms'] / 1000:.1f} s · {kinds}"
+        f" council {row['intent']} {mark} label {row['label']}"
+        f" · {row['total_ms'] / 1000:.1f} s · {kinds}"
         f"{fallback}{extra}"
     )
 

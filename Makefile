@@ -6,7 +6,7 @@ BIN   := $(VENV)/bin
 # GGUF files are assembled into the repo's models/ (git-ignored).
 export RILAI_MODELS_DIR ?= $(CURDIR)/models
 
-.PHONY: run test setup models-test models-all lint typecheck importlint unit clean-venv bench
+.PHONY: run test setup models-test models-all lint typecheck importlint unit clean-venv bench eval-replies
 
 setup:
 	@./tools/setup.sh
@@ -46,6 +46,15 @@ bench: setup models-test
 	@$(BIN)/rilai bench memory
 	@$(BIN)/rilai bench turn
 	@$(BIN)/rilai bench daemon
+
+# The real turn over the scripted conversations (docs/eval.md): many minutes on the real
+# models, not part of `make test`. The JSON report and the side-by-side go to eval-out/.
+eval-replies: setup models-test
+	@mkdir -p eval-out
+	@$(BIN)/rilai eval replies --json --side-by-side eval-out/replies-side-by-side.md \
+		> eval-out/replies.json
+	@$(BIN)/python -c 'import json; r = json.load(open("eval-out/replies.json")); print(json.dumps(r["bars"], indent=1)); print("failed bars:", ", ".join(r["failed_bars"]) or "none")'
+	@echo "eval-out/replies.json, eval-out/replies-side-by-side.md"
 
 clean-venv:
 	rm -rf $(VENV)

@@ -17,6 +17,7 @@ from rilai_desktop.config import Settings
 if TYPE_CHECKING:
     from rilai_desktop.daemon.ports import Clock, Delivery, EventSink, LiveState, NudgeRunner
     from rilai_desktop.daemon.service import Daemon
+    from rilai_desktop.memory.embedding import EmbeddingService, FakeEmbedder
     from rilai_desktop.memory.manager import MemoryManager
     from rilai_desktop.turn.runner import TurnRunner
 from rilai_desktop.contracts import EventKind
@@ -115,15 +116,18 @@ def build_memory(
     on_event: Callable[[EventKind, dict[str, Any]], None] | None = None,
     router: ModelRouter | None = None,
     auto_consolidate: bool = True,
+    embedder: EmbeddingService | FakeEmbedder | None = None,
 ) -> MemoryManager:
-    """The real memory: MiniLM embeddings, FAISS under data_dir/memory, the shared db."""
+    """The real memory: MiniLM embeddings, FAISS under data_dir/memory, the shared db.
+    ``embedder``: one already loaded for another memory, to share (default: a new one)."""
     from rilai_desktop.memory.embedding import EmbeddingService, FakeEmbedder
     from rilai_desktop.memory.manager import MemoryConfig, MemoryManager
 
     paths, settings = core.paths, core.settings
     mem = settings.memory
-    embedder: EmbeddingService | FakeEmbedder
-    if settings.embedding.backend == "hash":
+    if embedder is not None:
+        pass
+    elif settings.embedding.backend == "hash":
         embedder = FakeEmbedder(dimension=256)
     else:
         embedder = EmbeddingService(
@@ -205,6 +209,61 @@ def build_companion(core: Core, *, session_id: str | None = None) -> Companion:
         agent_workers=core.settings.llm.agent_workers,
     )
     return Companion(core, router, memory, runner)
+
+
+class FreshCompanions:
+    """Companions that share one set of loaded models (router, MiniLM) but each start from
+    an empty data folder of their own under ``root``: a new event log, session, memory and
+    stance per conversation (`rilai eval replies`). ``open()`` gives one; ``release(c)``
+    closes its data (never the shared models); ``close()`` unloads the models."""
+
+    def __init__(self, paths: Paths, settings: Settings, root: Path) -> None:
+        from rilai_desktop.turn.model_events import ModelEventRelay
+
+        self.paths, self.settings, self.root = paths, settings, root
+        self.relay = ModelEventRelay()
+        self.router = build_router(paths, settings, self.relay)
+        self._embedder: Any = None  # the first conversation's, then shared
+        self._opened = 0
+
+    def open(self) -> Companion:
+        from rilai_desktop.turn.factory import build_turn_runner
+        from rilai_desktop.turn_memory import MemoryBridge
+
+        self._opened += 1
+        home = self.root / f"conversation-{self._opened:03d}"
+        paths = dataclasses.replace(
+            self.paths,
+            data_dir=home / "data",
+            log_dir=home / "logs",
+            home_override=home,
+            models_override=self.paths.models_dir,
+        )
+        core = build_core(paths, self.settings)
+        memory = build_memory(
+            core, router=self.router, auto_consolidate=False, embedder=self._embedder
+        )
+        if self._embedder is None:
+            memory.embed(["warm-up"])  # load MiniLM once, outside the first turn
+            self._embedder = memory.embedder
+        runner = build_turn_runner(
+            events=core.event_log,
+            models=self.router,
+            memory=MemoryBridge(memory),
+            prompts_dir=paths.prompts_dir,
+            relay=self.relay,
+            agent_workers=self.settings.llm.agent_workers,
+        )
+        return Companion(core, self.router, memory, runner)
+
+    def release(self, companion: Companion) -> None:
+        companion.runner.wait_warm()
+        if companion.memory is not None:
+            companion.memory.close()
+        companion.core.close()
+
+    def close(self) -> None:
+        self.router.close()
 
 
 class _LazyMaintenanceTasks:

@@ -166,7 +166,29 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--messages", type=int, default=20, help="turn: how many of the 20")
     bench.add_argument("--hours", type=float, default=24.0, help="daemon: simulated hours of ticks")
     _add_daemon(sub, common)
+    _add_eval(sub, common)
     return parser
+
+
+def _add_eval(sub: Any, common: argparse.ArgumentParser) -> None:
+    """`rilai eval ...` (docs/eval.md)."""
+    ev = sub.add_parser("eval", parents=[common], help="measure replies on scripted conversations")
+    ev_sub = ev.add_subparsers(dest="eval_command", metavar="WHAT", required=True)
+    replies = ev_sub.add_parser(
+        "replies",
+        parents=[_common_options(2)],
+        help="the real turn over a conversation set: intents, reply checks, timings, bars",
+    )
+    replies.add_argument(
+        "file", nargs="?", metavar="FILE", help="default tests/data/replies/conversations.jsonl"
+    )
+    replies.add_argument(
+        "--side-by-side",
+        metavar="OUT.md",
+        help="also answer each message with a plain completion of the voice model; write both",
+    )
+    replies.add_argument("--limit", type=int, metavar="N", help="only the first N conversations")
+    replies.add_argument("--only", metavar="CATEGORY", help="only conversations of this category")
 
 
 def _add_memory(sub: Any, common: argparse.ArgumentParser) -> None:
@@ -271,7 +293,7 @@ def _not_built(what: str, issue: str) -> NotBuiltYetError:
         recovery_suggestions=[
             "What works today: rilai status, rilai doctor, rilai models ..., rilai query ...,"
             " rilai config ..., rilai memory ..., rilai chat, rilai shell, rilai synthetic,"
-            " rilai sense, rilai daemon ..., rilai nudges ..., rilai bench ...",
+            " rilai sense, rilai daemon ..., rilai nudges ..., rilai bench ..., rilai eval ...",
         ],
     )
 
@@ -339,6 +361,10 @@ def dispatch(args: argparse.Namespace) -> int:
             from rilai_desktop.commands import nudges_cmd
 
             return nudges_cmd.run(args, ctx)
+        if command == "eval":
+            from rilai_desktop.commands import eval_cmd
+
+            return eval_cmd.run(args, ctx)
         if command == "bench":
             if args.name == "daemon":
                 from rilai_desktop.bench import daemon as daemon_bench

@@ -98,6 +98,7 @@ def _checked(
     private: list[str],
     earlier: list[str],
     sensors: dict[str, float],
+    earlier_user: Sequence[str] = (),
 ) -> list[dict[str, Any]]:
     if not reply.strip():
         return []
@@ -107,6 +108,7 @@ def _checked(
         private_texts=private,
         earlier_replies=earlier,
         sensors=sensors,
+        earlier_user_texts=earlier_user,
     )
     return [finding_dict(f) for f in findings]
 
@@ -151,6 +153,7 @@ def evaluate_turn(
             private=private_texts(result.state, voice.feedback),
             earlier=earlier,
             sensors=dict(d["sensors"]),
+            earlier_user=[t.user for t in conversation.turns[: index - 1]],
         ),
         "words": _words(reply),
         "tokens": None if template else result.reply_tokens,
@@ -175,6 +178,7 @@ def _plain_turn(
         private=[PLAIN_SYSTEM],
         earlier=[reply for _, reply in history if reply],
         sensors=sensors,
+        earlier_user=[user for user, _ in history],
     )
     history.append((turn.user, answer.text))
     return {

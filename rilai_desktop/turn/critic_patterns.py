@@ -15,7 +15,7 @@ the phrase ("don't", "never", "won't", "can't", "do not"...), not any stray "not
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -406,3 +406,12 @@ def rest_of_sentence(text: str, end: int) -> str:
 def list_steps(text: str) -> int:
     """How many lines look like numbered or bulleted steps."""
     return sum(1 for _ in LIST_STEP.finditer(text[:50_000]))
+
+
+def said_by(history: Sequence[object], role: str) -> list[str]:
+    """The contents of the history's messages of one role, oldest first."""
+    return [
+        str(m.get("content", ""))
+        for m in history
+        if isinstance(m, Mapping) and m.get("role") == role
+    ]

@@ -134,17 +134,14 @@ class _Context:
         past = frozenset(P.stems(clean(past_text[:400_000])))
         # a protective turn's reply is the fixed safety text: it repeats its resources
         protecting = intent == "protect" or "safety_interrupt" in state.flags
-        earlier = [
-            str(m.get("content", ""))
-            for m in ([] if protecting else state.history)
-            if isinstance(m, Mapping) and m.get("role") == "assistant"
-        ]
+        earlier = [] if protecting else P.said_by(state.history, "assistant")
         findings = check_reply(
             reply,
             user_text=state.user_text,
             private_texts=private,
             earlier_replies=earlier,
             sensors={name: s.probability for name, s in state.sensors.items()},
+            earlier_user_texts=P.said_by(state.history, "user"),
         )
         return cls(
             intent=intent,

@@ -46,6 +46,7 @@ from rilai_desktop.turn.critic_copies import (
     echoed_sentence,
     sentences,
 )
+from rilai_desktop.turn.reply_identity import identity_slips
 
 REPLY_CHECK_KINDS: Final[tuple[str, ...]] = (
     "leak",
@@ -55,6 +56,7 @@ REPLY_CHECK_KINDS: Final[tuple[str, ...]] = (
     "help_desk",
     "self_description",
     "repeat",
+    "identity",
 )
 LEAK_RUN: Final[int] = 5  # consecutive words shared with a private text
 LOOP_WORDS: Final[int] = 3  # a phrase of this many words …
@@ -199,12 +201,15 @@ def check_reply(
     private_texts: Sequence[str] = (),
     earlier_replies: Sequence[str] = (),
     sensors: Mapping[str, float] | None = None,
+    earlier_user_texts: Sequence[str] = (),
 ) -> list[ReplyFinding]:
     """Every finding on ``reply``, in :data:`REPLY_CHECK_KINDS` order ([] for a good reply).
 
     ``private_texts``: what went into the voice prompt that must never be said (system
     prompt, notes, intent line, do-not list, critic feedback). ``earlier_replies``: Rilai's
     earlier replies in this conversation. ``sensors``: sensor probabilities by name.
+    ``earlier_user_texts``: their earlier messages (identity: their life told back as
+    Rilai's, "I moved to Lisbon", checked against this message and those).
     An empty reply has no findings (the critics judge silence with the decision).
     """
     text = clean(reply, _CAP).strip() if isinstance(reply, str) else ""
@@ -220,6 +225,9 @@ def check_reply(
               P.find(HELP_DESK, text, negation="none")[:2]]  # fmt: skip
     found += _self_description(text, theirs, sensors or {})
     found += _repeats(text, theirs, earlier_replies)
+    said = [theirs, *(clean(t, _CAP) for t in earlier_user_texts if isinstance(t, str))]
+    found += [ReplyFinding("identity", f"speaks as the person: 'I/my {slip}'")
+              for slip in identity_slips(text, said)[:2]]  # fmt: skip
     return found
 
 

@@ -500,3 +500,37 @@ def test_the_voice_guard_bans_what_the_checks_fail(phrase: str, sentence: str) -
 
     assert phrase in ALWAYS_BANNED and phrase in sentence
     assert found(sentence, user_text="I moved here last month.") & {"help_desk", "self_description"}
+
+
+# ── identity: their life told back as Rilai's ───────────────────────────────────────
+
+DANA = "hi, I'm Dana. I just moved to Lisbon for a new job and I don't know anyone here yet."
+
+
+@pytest.mark.parametrize(
+    ("reply", "said"),
+    [
+        ("I moved to Lisbon on August 20th, 2021.", [DANA]),
+        ("I just moved to Lisbon too, for a new job.", [DANA]),
+        ("My new job in Lisbon is great, thanks for asking.", [DANA]),
+        ("I had a baby last week and I am so tired.", ["We had a baby last week!"]),
+    ],
+)
+def test_a_reply_that_speaks_as_the_person_is_an_identity_slip(reply: str, said: list[str]) -> None:
+    findings = check_reply(reply, user_text="how are you?", earlier_user_texts=said)
+    assert "identity" in kinds(findings)
+    assert "identity" in kinds(check_reply(reply, user_text=said[0]))
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "I'm glad you moved to Lisbon! A new job and a new city at once is a lot.",
+        "Yes, I remember: you moved to Lisbon for a new job.",
+        "I know moving to Lisbon for a job can feel lonely at first.",
+        "I hear that evenings are the hard part.",
+        "Congratulations on your baby! How are you all doing?",
+    ],
+)
+def test_speaking_about_their_life_is_no_identity_slip(reply: str) -> None:
+    assert "identity" not in kinds(check_reply(reply, user_text=DANA))

@@ -63,18 +63,28 @@ class BareVoice:
         )
         self.eos = self.llm.token_eos()
 
-    def reply(self, message: str, tokens: int) -> tuple[float, int]:
-        """(ms, tokens generated) for a plain chat completion of exactly ``tokens``."""
+    def reply(self, message: str, tokens: int) -> tuple[float, int, float | None]:
+        """(ms, tokens generated, ms to the first token) for a plain chat completion of
+        exactly ``tokens``, streamed as the voice is (so the first token is comparable)."""
         self.llm.reset()  # type: ignore[no-untyped-call]
         t0 = time.perf_counter()
-        out: Any = self.llm.create_chat_completion(
+        first: float | None = None
+        generated = 0
+        chunks: Any = self.llm.create_chat_completion(
             messages=[{"role": "user", "content": message}],
             max_tokens=max(1, tokens),
             temperature=0.6,
             logit_bias={self.eos: -100.0},
+            stream=True,
         )
+        for chunk in chunks:
+            delta = chunk["choices"][0].get("delta", {})
+            if delta.get("content"):
+                generated += 1  # one streamed piece per generated token
+                if first is None:
+                    first = (time.perf_counter() - t0) * 1000
         ms = (time.perf_counter() - t0) * 1000
-        return ms, int(out["usage"]["completion_tokens"])
+        return ms, generated, first
 
 
 def run(args: Namespace, ctx: Context) -> int:
@@ -125,7 +135,7 @@ def _measure(companion: Any, ctx: Context, count: int) -> dict[str, Any]:
         reply_tokens = result.reply_tokens
         if result.voice_model in ("safety-template", "fallback-template") or not reply_tokens:
             reply_tokens = max(1, len(result.reply.split()) * 4 // 3)
-        plain_ms, plain_tokens = bare.reply(message, reply_tokens)
+        plain_ms, plain_tokens, plain_ttft = bare.reply(message, reply_tokens)
         turns.append(
             {
                 "message": message[:60],
@@ -141,6 +151,7 @@ def _measure(companion: Any, ctx: Context, count: int) -> dict[str, Any]:
                 "reply_tokens": reply_tokens,
                 "plain_ms": plain_ms,
                 "plain_tokens": plain_tokens,
+                "plain_ttft_ms": plain_ttft,
                 "ratio": result.total_ms / plain_ms if plain_ms else None,
                 "warm_ms": warm.get("ms", 0.0),
                 "warm_tokens": warm.get("tokens", 0),
@@ -173,6 +184,7 @@ def _summarise(
     plain_ms = [t["plain_ms"] for t in turns]
     ratios = [t["ratio"] for t in turns if t["ratio"]]
     ttfts = [t["ttft_ms"] for t in turns if t["ttft_ms"] is not None]
+    plain_ttfts = [t["plain_ttft_ms"] for t in turns if t.get("plain_ttft_ms") is not None]
     agents = statistics.mean(t["agents"] for t in turns)
     warm_ms = [t["warm_ms"] for t in turns]
     ratio = statistics.median(turn_ms) / statistics.median(plain_ms)
@@ -186,7 +198,10 @@ def _summarise(
         },
         "tokens": {s: {k: round(sum(v) / n, 1) for k, v in b.items()} for s, b in tokens.items()},
         "turn_ms": {"p50": round(_pct(turn_ms, 0.5)), "p95": round(_pct(turn_ms, 0.95))},
-        "ttft_ms": {"p50": round(_pct(ttfts, 0.5)) if ttfts else None},
+        "ttft_ms": {
+            "p50": round(_pct(ttfts, 0.5)) if ttfts else None,
+            "plain_p50": round(_pct(plain_ttfts, 0.5)) if plain_ttfts else None,
+        },
         "prompt_tokens": {
             "cached": total_cached,
             "total": total_prompt,
@@ -234,6 +249,7 @@ def _print(r: dict[str, Any]) -> None:
     print(
         f"\nturn p50 {r['turn_ms']['p50']} ms · p95 {r['turn_ms']['p95']} ms ·"
         f" first voice token p50 {r['ttft_ms']['p50']} ms"
+        f" (bare completion's first token p50 {r['ttft_ms']['plain_p50']} ms)"
     )
     print(f"prompt tokens: {pt['cached']} cached of {pt['total']} ({pt['cached_share']:.0%})")
     print(f"agents per turn: {r['agents_per_turn']} (bar ≥ {BAR_AGENTS:g})")

@@ -26,6 +26,13 @@ import unicodedata
 from dataclasses import dataclass, field
 from typing import Final
 
+from rilai_desktop.turn.council_cues import (
+    about_rilai,
+    good_news,
+    hard_news,
+    practical_request,
+    says_little,
+)
 from rilai_desktop.turn.sensors import ADVICE_DECLINED as ADVICE_DECLINED
 from rilai_desktop.turn.sensors import INJECTION_THRESHOLD as INJECTION_THRESHOLD
 from rilai_desktop.turn.sensors import SAFETY_INTERRUPT_THRESHOLD as SAFETY_INTERRUPT_THRESHOLD
@@ -35,6 +42,7 @@ from rilai_desktop.turn.state import TurnState
 # sensors package (one set for the whole turn); the others are the council's own.
 SENSOR_THRESHOLD: Final[float] = 0.5  # every other sensor
 SAFETY_WATCH_THRESHOLD: Final[float] = 0.25  # below the interrupt, still raises urgency
+CLARIFY_FIRST: Final[float] = 0.7  # an advice request this unclear ("should I do it?") asks first
 
 INTENTS: Final[tuple[str, ...]] = (
     "witness",
@@ -342,6 +350,7 @@ def rule(state: TurnState) -> Ruling:
         )
 
     probe, rupture = sense("ai_feelings_probe"), sense("rupture")
+    asked_about_rilai = about_rilai(text)
     if memory_question(text) and rupture < th:
         return Ruling(
             "observe",
@@ -350,11 +359,14 @@ def rule(state: TurnState) -> Ruling:
             tone="warm",
         )
 
-    if probe >= th or rupture >= th:
+    if probe >= th or rupture >= th or asked_about_rilai:
         reasons, points, do_not = [], [], list(META_DO_NOT)
         question = None
         if probe >= th:
             reasons.append(f"ai_feelings_probe {fmt(probe)} ≥ {th} → meta")
+            points.append(INTENT_POINTS["meta"])
+        elif rupture < th:
+            reasons.append(f"a question about Rilai itself {asked_about_rilai!r} → meta")
             points.append(INTENT_POINTS["meta"])
         if rupture >= th:
             reasons.append(f"rupture {fmt(rupture)} ≥ {th} → meta: acknowledge the miss")
@@ -370,6 +382,10 @@ def rule(state: TurnState) -> Ruling:
     if vulnerability >= th and (advice < th or declined):
         why = "advice declined" if declined else f"advice not requested ({fmt(advice)})"
         return _witness(f"vulnerability {fmt(vulnerability)} ≥ {th} and {why}", "medium")
+
+    ambiguity = sense("ambiguity")
+    if advice >= th and not declined and ambiguity >= CLARIFY_FIRST and says_little(text):
+        return _clarify(f"advice_requested {fmt(advice)} but ambiguity {fmt(ambiguity)}")
 
     if advice >= th and not declined:
         points = [INTENT_POINTS["guide"]]
@@ -397,15 +413,37 @@ def rule(state: TurnState) -> Ruling:
     if declined:  # "I don't need advice, I just want to vent" (no good news): be heard
         return _witness(f"advice declined, vulnerability {fmt(vulnerability)}")
 
-    ambiguity = sense("ambiguity")
     if ambiguity >= th:
+        return _clarify(f"ambiguity {fmt(ambiguity)} ≥ {th}")
+
+    # what the sensors left open, decided from plain-text cues (council_cues.py)
+    hard, request, good = hard_news(text), practical_request(text), good_news(text)
+    if request is not None:
+        points = [INTENT_POINTS["guide"]]
+        if hard is not None:
+            points.insert(0, "acknowledge the feeling first")
         return Ruling(
-            "clarify",
-            [f"ambiguity {fmt(ambiguity)} ≥ {th} → clarify"],
-            key_points=[INTENT_POINTS["clarify"]],
-            tone="curious, warm",
-            needs_clarification=f"the message is unclear (ambiguity {fmt(ambiguity)})",
-            question=DEFAULT_CLARIFY_QUESTION,
-        )
+            "guide", [f"a practical request {shorten(request, 30)!r} → guide"],
+            key_points=points, tone="warm, steady",
+        )  # fmt: skip
+    if hard is not None and (good is None or vulnerability > 0):
+        return _witness(f"hard news {shorten(hard, 30)!r}")
+    if good is not None:
+        return Ruling(
+            "celebrate", [f"good news {shorten(good, 30)!r} → celebrate"],
+            key_points=[INTENT_POINTS["celebrate"]], tone="bright, warm",
+        )  # fmt: skip
 
     return Ruling(None, ["no rule decided the intent → open"])
+
+
+def _clarify(why: str) -> Ruling:
+    """Ask what they mean before answering: one question."""
+    return Ruling(
+        "clarify",
+        [f"{why} → clarify"],
+        key_points=[INTENT_POINTS["clarify"]],
+        tone="curious, warm",
+        needs_clarification=f"the message is unclear ({why})",
+        question=DEFAULT_CLARIFY_QUESTION,
+    )

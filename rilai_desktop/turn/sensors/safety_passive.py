@@ -1,0 +1,174 @@
+"""English cues for passive ideation, hopelessness, burden and goodbye hints.
+
+The phrasings crisis lines list as warning signs ("everyone would be better off without
+me", "I wish I could go to sleep and not wake up", "what's the point of going on", "I'm a
+burden", giving things away) and the indirect ways people say them. Read with the table in
+``safety_cues.py``; the weights follow the same scale (see its docstring).
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from rilai_desktop.turn.sensors.scoring import Cue, cue
+
+_WHO: Final = (
+    r"(?:everyone|everybody|people|they|my family|my (?:parents|kids|friends|partner|mom|mum"
+    r"|dad)|the world|you all|y'?all|the people (?:i love|around me)|we all|all of you)"
+)
+_GONE: Final = (
+    r"(?:without me(?: around| here| in (?:it|their lives))?|if i (?:just )?(?:was|were"
+    r"|wasn'?t|weren'?t|died|disappeared|didn'?t exist|never existed|left (?:forever|for good"
+    r"|this world))(?: (?:dead|gone|here|around|alive))?|once i'?m gone|when i'?m gone)\b"
+)
+_END: Final = r"(?=\s*(?:[.!?,;:…)\n]|$|(?:and|but|honestly|tbh|anymore|lol|i|i'm|im)\b))"
+
+PASSIVE: Final[tuple[Cue, ...]] = (
+    # others better off
+    cue(
+        rf"\b{_WHO}(?:'d| would| will| are gonna| is gonna)(?: all| honestly| probably| really"
+        rf"| just)? be (?:so |much |a lot |way )?(?:better|happier|relieved|fine|okay|ok|free"
+        rf"|lighter)(?: off?)?(?: a better place| a happier place)? {_GONE}",
+        0.85,
+        "first",
+        negatable=False,
+    ),
+    cue(r"\bbe (?:a )?(?:better|happier|nicer) place without me\b", 0.85, "first"),
+    # the wish not to wake up, to sleep for ever
+    cue(
+        r"\b(?:wish(?:ing|ed|es)?|hop(?:e|ing|ed)|pray(?:ing)?)(?: that)? (?:i|to) (?:just )?"
+        r"(?:don'?t|never|not|won'?t|wouldn'?t|didn'?t|couldn'?t) (?:ever )?wake up\b",
+        0.85,
+        "first",
+        negatable=False,
+    ),
+    cue(
+        r"\b(?:easier|better) if i (?:just )?(?:didn'?t|never|don'?t|wouldn'?t) wake up\b",
+        0.85,
+        "first",
+        negatable=False,
+    ),
+    cue(r"\b(?:fall |falling )?asleep forever\b|\bfall asleep and (?:never|not) wake\b", 0.75),
+    # not seeing oneself alive, should not be alive
+    cue(
+        r"\bcan'?t (?:see|imagine|picture) (?:myself|me) (?:being )?(?:alive|here|around|living"
+        r"|still here)\b",
+        0.8,
+        "first",
+        negatable=False,
+    ),
+    cue(
+        r"\bshould(?:'ve| have) (?:just )?died\b|\bshouldn'?t (?:be alive|have been born|exist"
+        r"|still be here)\b|\b(?:don'?t|do not) deserve to (?:live|be alive|exist|be here)\b",
+        0.85,
+        "first",
+        negatable=False,
+    ),
+    cue(r"\bi shouldn'?t be here\b", 0.55, "first", negatable=False, contextual=True),
+    # pointlessness
+    cue(
+        r"\bwhy (?:even )?(?:bother|should i (?:bother|keep)|keep) (?:living|going on|staying"
+        r" alive|waking up|trying to live|to live|existing|being alive)\b",
+        0.8,
+        negatable=False,
+    ),
+    cue(rf"\b(?:what'?s|whats|what is) (?:even )?the point\b{_END}", 0.4, contextual=True),
+    cue(
+        r"\b(?:life|my life|living|existence) (?:has|holds) no (?:meaning|point|purpose)\b"
+        r"|\bmy (?:life|existence) is (?:meaningless|pointless|worthless)\b"
+        r"|\bnothing (?:matters|means anything) (?:any ?more|to me any ?more)\b",
+        0.55,
+        negatable=False,
+    ),
+    cue(
+        r"\bnothing (?:left )?(?:to live for|left for me)\b|\bno reason (?:for me )?to (?:stay"
+        r"|be here|keep going)\b",
+        0.6,
+        negatable=False,
+    ),
+    cue(
+        r"\b(?:nothing|it|things) (?:will|is going to|'s gonna|is gonna) (?:ever|never) (?:get"
+        r" better|change)\b|\bnever going to get better\b",
+        0.4,
+        negatable=False,
+        contextual=True,
+    ),
+    cue(r"\b(?:hopeless|no hope left|empty inside)\b", 0.3),
+    cue(
+        r"\b(?:so |too )?(?:easy|easier|tempting) to (?:just )?(?:let go|slip away|give up on"
+        r" (?:everything|life|living)|not wake up)\b",
+        0.55,
+    ),
+    # exhausted by everything (a concern on its own, not a crisis)
+    cue(
+        rf"\b(?:tired|sick|exhausted|done) (?:of|with) (?:everything|it all|all of it|all of this"
+        rf"|everyone and everything){_END}",
+        0.4,
+        contextual=True,
+    ),
+    cue(r"\b(?:i'?m|im|i am) (?:so |just |really )?done\b(?=\s*(?:[.!?]|$))", 0.3, contextual=True),
+    cue(
+        r"\b(?:can'?t|cannot) (?:keep going|go on|do this|hold on|keep doing this)"
+        r" (?:much|any|for much) longer\b|\bdon'?t think i can (?:keep going|go on|hold on"
+        r"|do this) (?:much |any )?longer\b",
+        0.6,
+        negatable=False,
+    ),
+    # burden, worthlessness
+    cue(
+        r"\b(?:i'?m|i am|im|i feel (?:like )?(?:i'?m )?|feel like|i'?ve become|being)"
+        r" (?:such |just |nothing but |only |a huge |so much of )?(?:a |an )?(?:burden|weight"
+        r"|drain|problem)(?: (?:to|on|for) (?:everyone|everybody|my family|my (?:parents|kids"
+        r"|friends|partner)|them|people|others|you all|the people (?:i love|around me)))\b",
+        0.6,
+    ),
+    cue(r"\bnothing but a burden\b|\btired of being a burden\b", 0.6),
+    cue(
+        r"\bstop(?:ped)? being a (?:problem|burden|bother)\b|\bnot (?:going to|gonna) be a"
+        r" (?:problem|burden|bother) (?:for|to) (?:anyone|anybody|you|everyone)"
+        r"(?: much| for much)? longer\b",
+        0.5,
+    ),
+    cue(r"\b(?:permanently|for good)\b(?=\s*[.!?]|$)", 0.3, contextual=True),
+    cue(r"\bwaste of (?:space|oxygen|air|a life|skin)\b", 0.55, "first"),
+    cue(
+        r"\b(?:world|nobody|no one|everyone)(?: really)? (?:doesn'?t|does not|don'?t|wouldn'?t)"
+        r" need me\b",
+        0.4,
+        "first",
+    ),
+    # leaving, goodbyes, things given away
+    cue(
+        r"\bleave (?:this|the) (?:world|earth|planet|life)\b|\btime for me to go\b",
+        0.8,
+        negatable=False,
+    ),
+    cue(r"\b(?:i'?m|im|i am) ready to go\b(?=\s*(?:[.!?]|$))", 0.3, contextual=True),
+    cue(
+        r"\bwon'?t need (?:it|them|this|these|any of (?:it|this|them))"
+        r" (?:where i'?m going|any ?more"
+        r"|after (?:this|tonight|today))\b",
+        0.6,
+    ),
+    cue(
+        r"\bif i died[^.!?]{0,30}\b(?:relieved|relief|wouldn'?t mind|nobody|no one|better)\b",
+        0.7,
+        "first",
+    ),
+    cue(r"\b(?:know|knows) (?:exactly )?what (?:it'?s|they'?re|that'?s) for\b", 0.35),
+    cue(r"\bexplaining why\b(?=\s*(?:[.!?]|$))|\bin case\b(?=\s*(?:[.!?]|$))", 0.35),
+    cue(r"\bthis is (?:goodbye|my last message)\b|\bmy last message\b", 0.7),
+    # disappearing
+    cue(
+        r"\b(?:want(?:s|ed)?|wanna|wish|need|going) (?:to )?(?:just )?"
+        r"(?:disappear|vanish|be gone)\b",
+        0.45,
+        contextual=True,
+    ),
+    cue(
+        r"\b(?:disappear|vanish)(?:ed|ing)? (?:and never come back|for good|permanently"
+        r"|from (?:this"
+        r"|the) (?:world|earth|face of the earth))\b",
+        0.85,
+    ),
+)

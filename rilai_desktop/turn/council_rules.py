@@ -6,7 +6,9 @@ instructions, witness rather than advise) is made here, in plain code over the s
 claims, the stance and the text. The model is only asked for the intent when no rule fires
 (see ``council.py``). Rules are tried in this order; the first that fires decides:
 
-1. safety_risk ≥ SAFETY_INTERRUPT_THRESHOLD → protect (critical)
+1. safety_risk ≥ SAFETY_INTERRUPT_THRESHOLD, or a SAFETY_INTERRUPT, or ≥
+   SAFETY_CONCERN_THRESHOLD in a careful turn (within CAREFUL_TURNS of a disclosure) →
+   protect (critical)
 2. empty text, or a bare acknowledgement with no urgent claim → silent turn
 3. prompt_injection ≥ INJECTION_THRESHOLD → observe, stay myself
 4. ai_feelings_probe or rupture ≥ SENSOR_THRESHOLD → meta
@@ -15,6 +17,10 @@ claims, the stance and the text. The model is only asked for the intent when no 
 7. a celebration cue in the text, vulnerability below threshold → celebrate
 8. ambiguity ≥ threshold → clarify
 9. otherwise the intent is open (the model, or the fallback)
+
+In a careful turn (``CAREFUL_FLAG``) or at ``safety_risk ≥ SAFETY_CONCERN_THRESHOLD`` the
+council never celebrates; in a careful turn advice stays off (guide becomes witness, and
+the do-not list bans advice whatever the intent).
 """
 
 from __future__ import annotations
@@ -26,7 +32,9 @@ from typing import Final
 
 from rilai_desktop.turn.sensors import ADVICE_DECLINED as ADVICE_DECLINED
 from rilai_desktop.turn.sensors import INJECTION_THRESHOLD as INJECTION_THRESHOLD
+from rilai_desktop.turn.sensors import SAFETY_CONCERN_THRESHOLD as SAFETY_CONCERN_THRESHOLD
 from rilai_desktop.turn.sensors import SAFETY_INTERRUPT_THRESHOLD as SAFETY_INTERRUPT_THRESHOLD
+from rilai_desktop.turn.session import CAREFUL_FLAG as CAREFUL_FLAG
 from rilai_desktop.turn.state import TurnState
 
 # Thresholds: the safety and injection ones and the advice-declined note come from the
@@ -209,6 +217,8 @@ def no_advice_reason(state: TurnState) -> str:
     advice = state.sensor("advice_requested")
     if advice_declined(state):
         return "advice declined"
+    if careful(state):
+        return "careful after a safety disclosure"
     if any("give advice" in d for d in do_not):
         return "do_not has 'give advice'"
     if intent in ("witness", "meta"):
@@ -217,6 +227,21 @@ def no_advice_reason(state: TurnState) -> str:
         return "intent protect, advice not requested"
     if decision is None and state.sensor("vulnerability") >= SENSOR_THRESHOLD > advice:
         return "vulnerable, advice not requested"
+    return ""
+
+
+def careful(state: TurnState) -> bool:
+    """This turn is within ``CAREFUL_TURNS`` of a safety disclosure (the runner's flag)."""
+    return CAREFUL_FLAG in state.flags
+
+
+def no_celebration(state: TurnState) -> str:
+    """Why celebrate is ruled out this turn ("" when it is not)."""
+    if careful(state):
+        return "careful after a safety disclosure"
+    safety = state.sensor("safety_risk")
+    if safety >= SAFETY_CONCERN_THRESHOLD:
+        return f"safety_risk {fmt(safety)} ≥ {SAFETY_CONCERN_THRESHOLD}"
     return ""
 
 
@@ -284,10 +309,20 @@ def rule(state: TurnState) -> Ruling:
     declined = advice_declined(state)
 
     safety = sense("safety_risk")
-    if safety >= SAFETY_INTERRUPT_THRESHOLD:
+    concern = careful(state) and safety >= SAFETY_CONCERN_THRESHOLD
+    if safety >= SAFETY_INTERRUPT_THRESHOLD or concern or "safety_interrupt" in state.flags:
+        if safety >= SAFETY_INTERRUPT_THRESHOLD:
+            why = f"safety_risk {fmt(safety)} ≥ {SAFETY_INTERRUPT_THRESHOLD} → protect"
+        elif concern:
+            why = (
+                f"safety_risk {fmt(safety)} ≥ {SAFETY_CONCERN_THRESHOLD} after a safety"
+                " disclosure → protect"
+            )
+        else:
+            why = "safety interrupt → protect"
         return Ruling(
             "protect",
-            [f"safety_risk {fmt(safety)} ≥ {SAFETY_INTERRUPT_THRESHOLD} → protect"],
+            [why],
             key_points=[
                 INTENT_POINTS["protect"],
                 "encourage real-world support now: a crisis line or emergency services",
@@ -344,6 +379,9 @@ def rule(state: TurnState) -> Ruling:
         why = "advice declined" if declined else f"advice not requested ({fmt(advice)})"
         return _witness(f"vulnerability {fmt(vulnerability)} ≥ {th} and {why}", "medium")
 
+    if advice >= th and not declined and careful(state):
+        return _witness(f"advice_requested {fmt(advice)}, but careful after a safety disclosure")
+
     if advice >= th and not declined:
         points = [INTENT_POINTS["guide"]]
         if vulnerability >= th:
@@ -356,7 +394,7 @@ def rule(state: TurnState) -> Ruling:
         )
 
     cue = celebration_cue(text)
-    if cue is not None and vulnerability < th:
+    if cue is not None and vulnerability < th and not no_celebration(state):
         return Ruling(
             "celebrate",
             [

@@ -111,7 +111,9 @@ _ORDINARY: Final = re.compile(
     r"|gym|group ?chat|traffic|rain(?:ing)?|weather|heat|printer|wifi|renovation|escape room"
     r"|lease|contract|subscription|noise|neighbou?rs?|movie|film|project|homework|assignment"
     r"|bug|commute|social media|cabin|blanket|countryside|netflix|store|shop(?:ping)?|mall"
-    r"|airport|wedding|conference|zoom|course|diet|recipe|dishes|laundry|taxes|remote"
+    r"|airport|wedding|conference|zoom|course|diet|recipe|dishes|laundry|taxes|remote|maze"
+    r"|hike|workout|marathon|puzzle|after (?:that|the|this|my|a) \w+|old (?:apartment|house"
+    r"|flat|place|job|car|school|room)"
     r"|(?:this|next|exam|work) week|mondays?|tuesdays?|wednesdays?|thursdays?|fridays?"
     r"|saturdays?|sundays?|(?:this|that|the) (?:city|town|flat|apartment|house|place|room)"
     r"|when (?:he|she|they|the|we|my|his|her|our|it) \w+"
@@ -122,7 +124,7 @@ _ORDINARY: Final = re.compile(
     r"|dossier|ce temps|este tiempo|esse tempo|questo tempo|dieses wetter)\b"
 )
 _LIFE_SCOPE: Final = re.compile(
-    r"\b(?:alive|dead|die|dying|death|suicid\w*|kill\w*|forever|for good|permanently|anywhere"
+    r"\b(?:alive|dead|die|dying|death|suicid\w*|kill\w*|for good|permanently|anywhere"
     r"|in this world|on this earth|without me|burden)\b"
 )
 

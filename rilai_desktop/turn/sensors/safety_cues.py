@@ -46,7 +46,11 @@ CUES: Final[tuple[Cue, ...]] = (
         "first",
         negatable=False,
     ),
-    cue(r"\b(?:rather|better|easier) (?:off )?(?:be )?dead\b", 0.8),
+    cue(
+        r"\b(?:rather|better|easier) (?:off )?(?:be )?dead\b(?! than (?!feel|live|keep|go on|be"
+        r" (?:alive|here)|wake|continue|face)\w)",
+        0.8,
+    ),
     cue(
         r"\b(?:easier|better|happier|relieved|fine)(?: off)?(?: for (?:everyone|everybody|them|all"
         r"|my family|you all|you|people))? if i (?:just )?(?:was|were|wasn'?t|weren'?t|didn'?t)"
@@ -303,7 +307,7 @@ CUES: Final[tuple[Cue, ...]] = (
         r"(?:live|be alive|exist|go on|keep going|continue living|wake up|do life|do this life)\b"
         r"(?! (?:in|with|at|near|on|like (?!this|that)|there|somewhere|together|far|close|by"
         r"|alone|without|the|a|an|this|that|my|holiday|vacation|trip|tour|date|diet|stage|early"
-        r"|tomorrow early|so early|before|for (?:the|work|school|class|a)|until|till)\b)",
+        r"|tomorrow early|so early|before|for (?:the|work|school|class|a|my|an?)|until|till)\b)",
         0.85,
         negatable=False,
     ),
@@ -330,7 +334,8 @@ CUES: Final[tuple[Cue, ...]] = (
     ),
     cue(
         r"\b(?:what'?s|whats|what is) (?:even )?the point (?:of|in) (?:living|life|being alive"
-        r"|going on|existing|staying alive|me|my life|my existence|being me|carrying on"
+        r"|going on|existing|(?:(?:even )?trying to )?stay(?:ing)? alive|me|my life|my existence"
+        r"|being me|carrying on"
         r"|waking up)\b(?! (?:the|a|an|this|that|my|holiday|vacation|trip|tour|date|diet|with"
         r"|at|on)\b)",
         0.85,
@@ -345,7 +350,8 @@ CUES: Final[tuple[Cue, ...]] = (
         r"\b(?:(?:tired|sick|exhausted|weary) (?:of|from)|hate|done with|over) (?:living|being"
         r" alive|existing|life|being here|my life|this life|waking up)\b(?! (?:in|with|at|on"
         r"|out of|early|for|so|to"
-        r"|paycheck|like (?!this|that)|as an?|the|alone|admin|stuff|chores|insurance)\b)",
+        r"|paycheck|like (?!this|that)|as an?|the|alone|admin|stuff|chores|insurance|before"
+        r"|until|till|without|on (?:a|mondays?))\b)",
         0.8,
     ),
     cue(

@@ -19,14 +19,17 @@ _WHO: Final = (
 _GONE: Final = (
     r"(?:without me(?: around| here| in (?:it|their lives))?|if i (?:just )?(?:was|were"
     r"|wasn'?t|weren'?t|died|disappeared|didn'?t exist|never existed|left (?:forever|for good"
-    r"|this world))(?: (?:dead|gone|here|around|alive))?|once i'?m gone|when i'?m gone)\b"
+    r"|this world)|had never been born|was never born)(?: (?:dead|gone|here"
+    r"|around|alive))?|if i'd never been born|once i'?m gone|when i'?m gone"
+    r"|not having (?:to deal with )?me(?: around)?)\b"
 )
 _END: Final = r"(?=\s*(?:[.!?,;:…)\n]|$|(?:and|but|honestly|tbh|anymore|lol|i|i'm|im)\b))"
 
 PASSIVE: Final[tuple[Cue, ...]] = (
     # others better off
     cue(
-        rf"\b{_WHO}(?:'d| would| will| are gonna| is gonna)(?: all| honestly| probably| really"
+        rf"\b{_WHO}(?: i love| i know| around me| in my life)?(?:'d| would| will| are gonna"
+        rf"| is gonna)(?: all| honestly| probably| really"
         rf"| just)? be (?:so |much |a lot |way )?(?:better|happier|relieved|fine|okay|ok|free"
         rf"|lighter)(?: off?)?(?: a better place| a happier place)? {_GONE}",
         0.85,
@@ -51,8 +54,8 @@ PASSIVE: Final[tuple[Cue, ...]] = (
     cue(r"\b(?:fall |falling )?asleep forever\b|\bfall asleep and (?:never|not) wake\b", 0.75),
     # not seeing oneself alive, should not be alive
     cue(
-        r"\bcan'?t (?:see|imagine|picture) (?:myself|me) (?:being )?(?:alive|here|around|living"
-        r"|still here)\b",
+        r"\b(?:can'?t|don'?t|cannot|do not) (?:see|imagine|picture) (?:myself|me) (?:being )?"
+        r"(?:alive|here|around|living|still here|making it|surviving|lasting)\b",
         0.8,
         "first",
         negatable=False,
@@ -94,6 +97,51 @@ PASSIVE: Final[tuple[Cue, ...]] = (
         contextual=True,
     ),
     cue(r"\b(?:hopeless|no hope left|empty inside)\b", 0.3),
+    cue(
+        r"\b(?:picture|picturing|imagine|imagining|plan|planning|thinking about) my (?:own )?"
+        r"(?:funeral|death)\b",
+        0.7,
+    ),
+    cue(
+        r"\bhow (?:much|many) (?:of )?(?:my |the )?(?:\w+ )?(?:pills|meds|medication|tablets"
+        r"|insulin|painkillers)[^.!?]{0,25}\b(?:would|will|to) (?:be enough|do it|kill|be lethal)",
+        0.85,
+    ),
+    cue(
+        r"\bpretend(?:ing)? (?:i|to) (?:want to|wanna) (?:be alive|live|be here|keep going)\b"
+        r"|\b(?:done|tired of|sick of|stop(?:ped)?|give up) (?:trying|fighting) to (?:stay alive"
+        r"|live|survive|keep going|be here)\b",
+        0.85,
+    ),
+    cue(r"\b(?:not|no longer) (?:scared|afraid) of (?:dying|death)\b", 0.6),
+    cue(r"\b(?:scared|afraid|terrified) of living\b", 0.5),
+    cue(
+        r"\bwant (?:everything|it all|it|the world|the noise|my head) to (?:go |be |stay )?"
+        r"(?:quiet|dark|silent|still|black|over|stop) forever\b",
+        0.8,
+    ),
+    cue(r"\bi'?m already (?:gone|dead)\b|\bmake it official\b", 0.4, contextual=True),
+    cue(r"\bwhy (?:even )?(?:keep|go on|bother) going\b(?=\s*(?:[.!?,]|$))", 0.6),
+    cue(r"\bwhich (?:bridge|building|rooftop|roof|pills|rope|method|way to go)\b", 0.6),
+    cue(
+        r"\bwaiting (?:to die|for (?:death|the end|my life to end|it to (?:end|be over)|my turn to"
+        r" die))\b",
+        0.8,
+    ),
+    cue(
+        r"\b(?:don'?t|do not|wouldn'?t|won'?t) (?:even )?care if i (?:die|died|live or die"
+        r"|don'?t wake up|didn'?t wake up|get hit|got hit|never wake up|wake up or not)\b",
+        0.8,
+        "first",
+        negatable=False,
+    ),
+    cue(r"\bif i (?:didn'?t|don'?t|never) wake up\b", 0.6, "first", contextual=True),
+    cue(r"\bi (?:just |really )?want out\b", 0.45, contextual=True),
+    cue(
+        r"\b(?:fall asleep|sleep|disappear|vanish|go away|leave) and (?:never|not) (?:come back"
+        r"|return|wake up)\b",
+        0.85,
+    ),
     cue(
         r"\b(?:so |too )?(?:easy|easier|tempting) to (?:just )?(?:let go|slip away|give up on"
         r" (?:everything|life|living)|not wake up)\b",

@@ -60,6 +60,12 @@ WORLD: Final[tuple[Cue, ...]] = (
         0.85,
     ),
     cue(r"\bya no le veo sentido a nada\b|\bnada importa ya\b", 0.5),
+    cue(r"\b(?:no tengo|sin|perdi las) (?:mas |ya )?ganas de vivir\b", 0.85),
+    cue(r"\bno tengo (?:fuerzas|fuerza) para (?:seguir|vivir)\b", 0.8),
+    cue(r"\bquiero que todo (?:termine|acabe|se acabe)\b", 0.55),
+    cue(r"\bnadie (?:me )?(?:extranaria|echaria de menos|notaria)\b", 0.6),
+    cue(r"\bsi (?:me muriera|muero|me muero|desapareciera)\b", 0.45),
+    cue(r"\bacabar con todo\b(?! (?:esto|eso|lo|de|el|la|en))", 0.75),
     cue(r"\b(?:ojala|quisiera|me gustaria) (?:nunca hubiera|no hubiera|no haber) nacido\b", 0.9),
     cue(
         r"\b(?:ojala|quisiera|quiero|me gustaria|ojala pudiera)(?: (?:dormir|dormirme) y)?"
@@ -68,6 +74,7 @@ WORLD: Final[tuple[Cue, ...]] = (
     ),
     cue(r"\b(?:soy|me siento) (?:una|un) (?:carga|estorbo)\b", 0.6),
     cue(r"\b(?:quiero|quisiera) desaparecer\b", 0.45, contextual=True),
+    cue(r"\bdesaparecer y no volver(?: nunca| jamas)?\b", 0.85),
     cue(r"\bya no (?:puedo|aguanto) mas\b|\bno (?:puedo|aguanto) mas\b", 0.4, contextual=True),
     # ── português ──
     cue(
@@ -103,12 +110,17 @@ WORLD: Final[tuple[Cue, ...]] = (
     ),
     cue(r"\b(?:sou|me sinto) um (?:peso|fardo)\b", 0.6),
     cue(r"\b(?:queria|quero) (?:poder )?(?:sumir|desaparecer)\b", 0.45, contextual=True),
+    cue(r"\b(?:sumir|desaparecer) e (?:nunca mais|nao) voltar\b", 0.85),
     cue(
         r"\b(?:sumir|desaparecer) (?:pra|para) sempre\b|\bdesaparecer para siempre\b"
         r"|\bdisparaitre pour toujours\b|\bsparire per sempre\b|\bfur immer verschwinden\b",
         0.85,
     ),
     cue(r"\bnao aguento mais\b", 0.4, contextual=True),
+    cue(r"\b(?:queria|preferia|gostaria de) (?:nao ter|nunca ter) nascido\b", 0.9),
+    cue(r"\bacabar com tudo\b(?! (?:isso|isto|aqui|de|do|da|no|na|o|a))", 0.75),
+    cue(r"\bninguem (?:sentiria (?:a )?(?:minha )?falta|notaria|perceberia)\b", 0.6),
+    cue(r"\bse eu (?:morresse|sumisse|desaparecesse)\b", 0.45),
     cue(r"\bquero que tudo (?:acabe|termine)\b|\blogo tudo (?:isso )?vai acabar\b", 0.55),
     # ── français ──
     cue(
@@ -141,6 +153,15 @@ WORLD: Final[tuple[Cue, ...]] = (
     ),
     cue(r"\bje regrette d'etre nee?\b", 0.85),
     cue(r"\bje suis un (?:fardeau|poids)\b", 0.6),
+    cue(r"\bplus (?:la force|l'envie|le courage|le gout) de (?:vivre|continuer)\b", 0.85),
+    cue(
+        r"\bpersonne ne (?:remarquerait|verrait|me regretterait|s'en apercevrait"
+        r"|le remarquerait)\b",
+        0.6,
+    ),
+    cue(r"\bsi je (?:mourais|disparaissais|n'etais plus la)\b", 0.45),
+    cue(r"\bj'aurais (?:voulu|prefere) ne (?:jamais|pas) naitre\b", 0.9),
+    cue(r"\bdisparaitre et ne (?:jamais|plus jamais) revenir\b", 0.85),
     cue(r"\b(?:je veux|je voudrais|j'aimerais) disparaitre\b", 0.45, contextual=True),
     cue(r"\b(?:j'en|je n'en) peux plus\b", 0.4, contextual=True),
     # ── deutsch ──
@@ -180,6 +201,10 @@ WORLD: Final[tuple[Cue, ...]] = (
         0.8,
     ),
     cue(r"\bich (?:will|kann) nicht mehr\b(?=\s*(?:[.!?,]|$))", 0.4, contextual=True),
+    cue(r"\bkeine kraft mehr (?:zu leben|zum leben|weiterzuleben|weiterzumachen)\b", 0.85),
+    cue(r"\bniemand wurde (?:mich vermissen|es merken|es bemerken|mich suchen)\b", 0.6),
+    cue(r"\bwenn ich (?:sterbe|tot ware|nicht mehr da ware|weg ware)\b", 0.45),
+    cue(r"\bich wunschte,? ich ware (?:nie|niemals|nicht) geboren\b", 0.9),
     # ── italiano ──
     cue(
         r"\b(?:voglio|vorrei|ho voglia di)(?: solo| soltanto| davvero)? (?:morire|uccidermi"
@@ -205,6 +230,11 @@ WORLD: Final[tuple[Cue, ...]] = (
         0.85,
     ),
     cue(r"\bsono un peso\b", 0.6),
+    cue(r"\bnon ho piu (?:voglia|la forza) di vivere\b", 0.85),
+    cue(r"\bvorrei non essere (?:mai )?nat[oa]\b", 0.9),
+    cue(r"\bnessuno (?:sentirebbe la mia mancanza|se ne accorgerebbe|noterebbe)\b", 0.6),
+    cue(r"\bse (?:morissi|sparissi|non ci fossi piu)\b", 0.45),
+    cue(r"\b(?:sparire|andarmene) e non tornare (?:piu|mai piu)\b", 0.85),
     cue(r"\b(?:voglio|vorrei) sparire\b", 0.45, contextual=True),
     cue(r"\bnon ce la faccio piu\b", 0.4, contextual=True),
 )

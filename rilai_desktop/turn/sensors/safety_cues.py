@@ -47,8 +47,8 @@ CUES: Final[tuple[Cue, ...]] = (
         negatable=False,
     ),
     cue(
-        r"\b(?:rather|better|easier) (?:off )?(?:be )?dead\b(?! than (?!feel|live|keep|go on|be"
-        r" (?:alive|here)|wake|continue|face)\w)",
+        r"\b(?:rather|better|easier|happier) (?:off )?(?:be |being )?dead\b"
+        r"(?! than (?!feel|live|keep|go on|be (?:alive|here)|wake|continue|face)\w)",
         0.8,
     ),
     cue(
@@ -240,7 +240,12 @@ CUES: Final[tuple[Cue, ...]] = (
         r"|antidepressants)\b",
         0.45,
     ),
-    cue(r"\b(?:staring at|looking at|counting|holding) (?:it|them|the pills|the bottle)\b", 0.25),
+    cue(r"\b(?:staring at|looking at|counting|holding) (?:it|them)\b", 0.25),
+    cue(
+        r"\b(?:staring at|looking at|counting|holding) (?:the|my|all the|all my) (?:pills|bottle"
+        r"|rope|blade|razor|meds)\b",
+        0.5,
+    ),
     cue(
         r"\b(?:want|need|ready for|wish|wishing|hope|waiting for)\b[^.!?\n]{0,20}\b(?:it|this"
         r"|everything|all of it|life|my life|it all) (?:to be |to |would be |will be )?(?:over|end)"
@@ -307,7 +312,8 @@ CUES: Final[tuple[Cue, ...]] = (
         r"(?:live|be alive|exist|go on|keep going|continue living|wake up|do life|do this life)\b"
         r"(?! (?:in|with|at|near|on|like (?!this|that)|there|somewhere|together|far|close|by"
         r"|alone|without|the|a|an|this|that|my|holiday|vacation|trip|tour|date|diet|stage|early"
-        r"|tomorrow early|so early|before|for (?:the|work|school|class|a|my|an?)|until|till)\b)",
+        r"|tomorrow early|so early|before|for (?:the|work|school|class|a|my|an?)|until|till"
+        r"|to (?:that|the|my|an?) (?!pain|hurt|reality|life|world|nightmare|same))\b)",
         0.85,
         negatable=False,
     ),

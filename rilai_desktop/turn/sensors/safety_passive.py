@@ -167,7 +167,8 @@ PASSIVE: Final[tuple[Cue, ...]] = (
         r"\b(?:i'?m|i am|im|i feel (?:like )?(?:i'?m )?|feel like|i'?ve become|being)"
         r" (?:such |just |nothing but |only |a huge |so much of )?(?:a |an )?(?:burden|weight"
         r"|drain|problem)(?: (?:to|on|for) (?:everyone|everybody|my family|my (?:parents|kids"
-        r"|friends|partner)|them|people|others|you all|the people (?:i love|around me)))\b",
+        r"|friends|partner)|them|people|others|you all|the people (?:i love|around me)))\b"
+        r"(?!,? (?:when|whenever|if|asking|to ask|by asking)\b)",
         0.6,
     ),
     cue(r"\bnothing but a burden\b|\btired of being a burden\b", 0.6),
@@ -178,7 +179,9 @@ PASSIVE: Final[tuple[Cue, ...]] = (
         0.5,
     ),
     cue(r"\b(?:permanently|for good)\b(?=\s*[.!?]|$)", 0.3, contextual=True),
-    cue(r"\bwaste of (?:space|oxygen|air|a life|skin)\b", 0.55, "first"),
+    cue(r"\bwaste of (?:space|oxygen|air|a life|skin)\b|\btaking up space\b", 0.55, "first"),
+    cue(r"\b(?:nobody|no one|no-one) (?:needs|wants|cares about) me\b", 0.4, "first"),
+    cue(r"\b(?:a )?lost cause\b", 0.3, contextual=True),
     cue(
         r"\b(?:world|nobody|no one|everyone)(?: really)? (?:doesn'?t|does not|don'?t|wouldn'?t)"
         r" need me\b",
@@ -218,5 +221,90 @@ PASSIVE: Final[tuple[Cue, ...]] = (
         r"|from (?:this"
         r"|the) (?:world|earth|face of the earth))\b",
         0.85,
+    ),
+    # compositions: a stance on living, in words a phrase list does not foresee
+    cue(
+        r"\btoo (?:painful|hard|much|exhausting|heavy) to (?:keep )?(?:living|live|go on|keep"
+        r" going|be alive|exist|carry on)\b",
+        0.85,
+    ),
+    cue(
+        r"\b(?:what'?s|what is|whats) the (?:use|sense) (?:of|in) (?:living|being alive|going on"
+        r"|existing|life|trying to live|staying alive)\b",
+        0.85,
+    ),
+    cue(
+        r"\b(?:disappointed|upset|sad|angry|annoyed) (?:that )?i (?:woke up|(?:am|'?m) still"
+        r" (?:alive|here)|survived|didn'?t die|keep waking up)\b",
+        0.8,
+        "first",
+    ),
+    cue(
+        r"\b(?:can'?t|cannot) (?:imagine|picture|face|do) (?:living|being alive|going on"
+        r"|another (?:year|day|week|month|night))(?: (?:like this|of this))?\b",
+        0.7,
+        negatable=False,
+        contextual=True,
+    ),
+    cue(
+        r"\b(?:think|thinking|thought)(?: a lot)? (?:about|of) (?:not being (?:alive|here|around)"
+        r"|not existing|being dead|not waking up|my death|dying)\b",
+        0.8,
+    ),
+    cue(
+        r"\b(?:dying|death|suicide|ending it|killing myself|ending my life) (?:is|seems|feels"
+        r" like|would be) (?:the )?(?:only|best|easiest|last) (?:option|way|choice|answer"
+        r"|solution|way out)\b",
+        0.85,
+    ),
+    cue(r"\bnever (?:have to )?wake up (?:to this|again)\b", 0.75, contextual=True),
+    cue(
+        r"\b(?:only thing|only reason|only one|all that'?s?|nothing but \w+) (?:keeping|holding"
+        r"|keeps|holds) me (?:here|alive|going|around)\b",
+        0.75,
+    ),
+    cue(
+        r"\b(?:don'?t|can'?t|do not|cannot) see (?:why|the point|a reason|any reason) (?:i should"
+        r" |to |for me to )?(?:keep going|go on|live|keep living|stay alive|carry on|be here)\b",
+        0.8,
+        negatable=False,
+    ),
+    cue(r"\bstop (?:being|existing)\b(?=\s*(?:[.!?]|$))", 0.7),
+    cue(r"\b(?:i'?m |i am )?sorry for everything\b", 0.45, contextual=True),
+    cue(r"\btake care of (?:yourselves|each other|my (?:cat|dog|kids|family|plants))\b", 0.35),
+    cue(
+        r"\bsomething to remember me by\b|\bremember me (?:when|after) i'?m gone\b",
+        0.7,
+        "first",
+    ),
+    cue(
+        rf"\b{_WHO}(?: i love| i know)? would have (?:a |an )?(?:better|easier|happier|nicer)"
+        r" (?:life|time|lives) without me\b",
+        0.85,
+        "first",
+    ),
+    cue(
+        r"\b(?:the world|the universe|everything|god|life) (?:is |keeps )?(?:telling|begging"
+        r"|asking) me to (?:leave|go|die|end it|give up|disappear)\b",
+        0.7,
+        "first",
+    ),
+    cue(
+        r"\b(?:i'?ll|i will|i'?m going to) be gone (?:soon|before long|by (?:tomorrow|monday"
+        r"|then|morning))\b",
+        0.6,
+        contextual=True,
+    ),
+    cue(
+        r"\b(?:going to|gonna|will|want to|decided to|ready to|made up my mind)[^.!?]{0,20}\bend"
+        r" things\b(?! with| between| off)",
+        0.7,
+    ),
+    cue(r"\bmade up my mind\b", 0.3, contextual=True),
+    cue(
+        r"\b(?:standing|sitting|been|stood|sat) (?:on|at) (?:the |a |this )?(?:bridge|ledge"
+        r"|edge of the roof|rooftop|cliff edge|cliff)\b",
+        0.5,
+        contextual=True,
     ),
 )

@@ -43,8 +43,20 @@ WORLD: Final[tuple[Cue, ...]] = (
         0.9,
         contextual=True,
     ),
-    cue(r"\bno quiero estar aqui\b", 0.5, contextual=True),
-    cue(r"\bcansad[oa]s? de (?:vivir|la vida|existir|estar viv[oa]|luchar)\b", 0.8),
+    cue(r"\bno quiero (?:estar|seguir) aqui\b", 0.5, contextual=True),
+    cue(r"\bya no quiero (?:estar|seguir) aqui\b", 0.85, contextual=True),
+    cue(
+        r"\b(?:seria|estaria|es) mejor (?:morirme|morir|estar muert[oa]|no existir|no estar aqui"
+        r"|desaparecer para siempre)\b",
+        0.85,
+    ),
+    cue(
+        r"\bno tengo (?:razones|motivos?|razon) para vivir\b|\bsans raisons? de vivre\b"
+        r"|\bplus (?:de|aucune) raisons? de vivre\b|\bnessun motivo per vivere\b"
+        r"|\bkeinen grund (?:mehr )?(?:zu leben|zum leben)\b",
+        0.85,
+    ),
+    cue(r"\b(?:cansad|hart)[oa]s? de (?:vivir|la vida|existir|estar viv[oa]|luchar)\b", 0.8),
     cue(r"\bcansad[oa]s? de todo\b(?=\s*(?:[.!?,;]|$|y\b))", 0.4, contextual=True),
     cue(
         r"\b(?:todos|todo el mundo|mi familia|ustedes|vosotros|el mundo)"
@@ -101,8 +113,8 @@ WORLD: Final[tuple[Cue, ...]] = (
         0.85,
     ),
     cue(
-        r"\b(?:queria|quero|gostaria de|queria poder)(?: (?:dormir|deitar) e)? nao acordar"
-        r"(?: mais)?\b",
+        r"\b(?:queria|quero|gostaria de|queria poder)(?: (?:dormir|deitar) e)? (?:nao|nunca mais)"
+        r" acordar(?: mais)?\b",
         0.85,
     ),
     cue(
@@ -119,7 +131,12 @@ WORLD: Final[tuple[Cue, ...]] = (
     cue(r"\bnao aguento mais\b", 0.4, contextual=True),
     cue(r"\b(?:queria|preferia|gostaria de) (?:nao ter|nunca ter) nascido\b", 0.9),
     cue(r"\bacabar com tudo\b(?! (?:isso|isto|aqui|de|do|da|no|na|o|a))", 0.75),
-    cue(r"\bninguem (?:sentiria (?:a )?(?:minha )?falta|notaria|perceberia)\b", 0.6),
+    cue(
+        r"\bninguem (?:sentiria|ia sentir|iria sentir|vai sentir) (?:a )?(?:minha )?falta\b"
+        r"|\bninguem (?:notaria|perceberia|ia notar|ia perceber)\b",
+        0.6,
+    ),
+    cue(r"\b(?:nao tenho|sem) (?:mais )?(?:motivos?|razao|razoes) (?:para|pra) viver\b", 0.85),
     cue(r"\bse eu (?:morresse|sumisse|desaparecesse)\b", 0.45),
     cue(r"\bquero que tudo (?:acabe|termine)\b|\blogo tudo (?:isso )?vai acabar\b", 0.55),
     # ── français ──
@@ -154,6 +171,12 @@ WORLD: Final[tuple[Cue, ...]] = (
     cue(r"\bje regrette d'etre nee?\b", 0.85),
     cue(r"\bje suis un (?:fardeau|poids)\b", 0.6),
     cue(r"\bplus (?:la force|l'envie|le courage|le gout) de (?:vivre|continuer)\b", 0.85),
+    cue(r"\b(?:l'interet|le sens|le but|l'utilite) de (?:vivre|continuer|la vie)\b", 0.8),
+    cue(
+        r"\b(?:plus simple|mieux|plus facile|plus heureux)[^.!?]{0,25}\bsi je (?:n'etais plus la"
+        r"|mourais|disparaissais|n'existais pas)\b",
+        0.85,
+    ),
     cue(
         r"\bpersonne ne (?:remarquerait|verrait|me regretterait|s'en apercevrait"
         r"|le remarquerait)\b",
@@ -179,7 +202,8 @@ WORLD: Final[tuple[Cue, ...]] = (
     ),
     cue(
         r"\b(?:mich umbringen|mich (?:selbst )?toten|mir das leben nehmen|selbstmord|suizid\w*"
-        r"|mir das leben zu nehmen|allem ein ende (?:setzen|machen)|meinem leben ein ende)\b",
+        r"|mir das leben zu nehmen|mich umzubringen|mich zu toten|allem ein ende (?:setzen|machen)"
+        r"|meinem leben ein ende)\b",
         0.85,
     ),
     cue(
@@ -202,6 +226,7 @@ WORLD: Final[tuple[Cue, ...]] = (
     ),
     cue(r"\bich (?:will|kann) nicht mehr\b(?=\s*(?:[.!?,]|$))", 0.4, contextual=True),
     cue(r"\bkeine kraft mehr (?:zu leben|zum leben|weiterzuleben|weiterzumachen)\b", 0.85),
+    cue(r"\b(?:mein|das) leben ist (?:sinnlos|wertlos|nichts wert|bedeutungslos)\b", 0.8),
     cue(r"\bniemand wurde (?:mich vermissen|es merken|es bemerken|mich suchen)\b", 0.6),
     cue(r"\bwenn ich (?:sterbe|tot ware|nicht mehr da ware|weg ware)\b", 0.45),
     cue(r"\bich wunschte,? ich ware (?:nie|niemals|nicht) geboren\b", 0.9),
@@ -217,6 +242,8 @@ WORLD: Final[tuple[Cue, ...]] = (
         0.85,
     ),
     cue(r"\bnon voglio piu (?:essere|stare) qui\b", 0.85, contextual=True),
+    cue(r"\bnon voglio piu esserci\b", 0.85),
+    cue(r"\bmeglio se (?:non ci fossi|morissi|sparissi|fossi mort[oa]|non esistessi)\b", 0.85),
     cue(
         r"\b(?:starebbero|stareste|sarebbero|starebbe|sarebbe) (?:tutti )?(?:meglio|piu felici)"
         r" senza di me\b|\bmeglio senza di me\b",

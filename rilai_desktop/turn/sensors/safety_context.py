@@ -110,7 +110,7 @@ _ORDINARY: Final = re.compile(
     r"|trip|holidays?|vacation|flight|exams?|tests?|semester|weekend|shift|appointment|dentist"
     r"|gym|group ?chat|traffic|rain(?:ing)?|weather|heat|printer|wifi|renovation|escape room"
     r"|lease|contract|subscription|noise|neighbou?rs?|movie|film|project|homework|assignment"
-    r"|alarm|parking|garage"
+    r"|alarm|parking|garage|conversation"
     r"|bug|commute|social media|cabin|blanket|countryside|netflix|store|shop(?:ping)?|mall"
     r"|airport|wedding|conference|zoom|course|diet|recipe|dishes|laundry|taxes|remote|maze"
     r"|hike|workout|marathon|puzzle|after (?:that|the|this|my|a) \w+|old (?:apartment|house"

@@ -95,7 +95,12 @@ CUES: Final[tuple[Cue, ...]] = (
         "first",
         contextual=True,
     ),
-    cue(r"\bwhy (?:am i|i'?m|im) still (?:alive|here|breathing)\b", 0.75, "first"),
+    cue(
+        r"\bwhy (?:am i|i'?m|im|do i|should i) (?:still |even )*(?:alive|here|breathing|exist"
+        r"|bother living|keep living)\b",
+        0.75,
+        "first",
+    ),
     # killing / hurting oneself
     cue(rf"\b{_METHOD}(?:s|ed|ing|ting|ning|e)? myself\b", 0.92, "first"),
     cue(
@@ -254,7 +259,9 @@ CUES: Final[tuple[Cue, ...]] = (
         contextual=True,
     ),
     cue(
-        r"\bover for good\b|\bend of the road\b|\btired of fighting\b(?! (?:with|over|about|for))"
+        r"\bover for good\b|\bend of the road\b"
+        r"|\btired of fighting\b(?=\s*(?:[.!?,;]|$|any ?more|it\b"
+        r"|this\b|for my life|to (?:live|stay|survive|keep)))"
         r"|\bgive up on (?:life"
         r"|living)\b|\bgiving up on (?:life|living)\b",
         0.7,

@@ -30,7 +30,8 @@ PASSIVE: Final[tuple[Cue, ...]] = (
     cue(
         rf"\b{_WHO}(?: i love| i know| around me| in my life)?(?:'d| would| will| are gonna"
         rf"| is gonna)(?: all| honestly| probably| really"
-        rf"| just)? be (?:so |much |a lot |way )?(?:better|happier|relieved|fine|okay|ok|free"
+        rf"| just)? be (?:so much |so |much |a lot |way )?"
+        rf"(?:better|happier|relieved|fine|okay|ok|free"
         rf"|lighter)(?: off?)?(?: a better place| a happier place)? {_GONE}",
         0.85,
         "first",
@@ -306,5 +307,70 @@ PASSIVE: Final[tuple[Cue, ...]] = (
         r"|edge of the roof|rooftop|cliff edge|cliff)\b",
         0.5,
         contextual=True,
+    ),
+    cue(
+        r"\b(?:won'?t|will not|not going to|don'?t think i'?ll|might not|may not) be (?:around"
+        r"|here|alive) (?:much|for much|very much) longer\b",
+        0.8,
+        "first",
+        negatable=False,
+    ),
+    cue(r"\bwhat'?s (?:even |really )?(?:keeping|holding) me (?:here|alive|going)\b", 0.6),
+    cue(
+        r"\b(?:notes?|letters?|messages?) to leave behind\b|\bleave behind (?:a )?(?:note|letter)",
+        0.7,
+    ),
+    cue(
+        r"\b(?:take|swallow|down) (?:all|every one|each one) of (?:them|these|those|the pills|my"
+        r" pills|my meds)\b",
+        0.75,
+    ),
+    cue(
+        r"\b(?:a relief|relieved|peaceful|a release|a mercy|easier) to (?:die|be dead|not exist"
+        r"|not wake up|be gone)\b",
+        0.85,
+    ),
+    cue(r"\bclose my eyes and (?:never|not) (?:open them|wake up)\b", 0.85),
+    cue(r"\bdone (?:living|being alive|existing)\b", 0.8),
+    cue(
+        r"\bonly (?:alive|here|living|breathing|still here) (?:out of habit|because of|for (?:my"
+        r"|the|them|him|her))\b",
+        0.6,
+    ),
+    cue(r"\bstop (?:hurting|the pain|feeling anything)\b", 0.35),
+    cue(
+        r"\b(?:can'?t|cannot) (?:bring myself to |make myself )?(?:want|wanna) to (?:be alive|live"
+        r"|keep living|exist)\b",
+        0.8,
+        negatable=False,
+    ),
+    cue(
+        r"\b(?:don'?t|do not|no longer) (?:want to|wanna) be (?:a )?part of (?:this|the) world\b",
+        0.85,
+        negatable=False,
+    ),
+    cue(
+        r"\b(?:life|living|my life|existence) (?:is|feels|seems) (?:so |just |completely )?"
+        r"(?:pointless|meaningless|worthless|unbearable|not worth it)\b",
+        0.6,
+    ),
+    cue(
+        r"\bready to (?:leave|go|die|end it|let go)\b(?! (?:the|for|to|now|home|work|soon)\b)", 0.45
+    ),
+    cue(r"\bbetter off with (?:the|my) (?:life )?insurance\b", 0.8),
+    cue(r"\bif i'?m (?:gone|dead|not here|not around)\b", 0.5, contextual=True),
+    cue(r"\bwon'?t have to (?:worry about|deal with|take care of|put up with) me\b", 0.5),
+    cue(r"\bthe rest of me to follow\b|\bdead inside\b", 0.5),
+    cue(
+        r"\b(?:don'?t want to|can'?t|cannot) face (?:another|one more) (?:day|morning|night|week)"
+        r"|\b(?:don'?t want to|can'?t|cannot) face (?:tomorrow|life|living)\b",
+        0.7,
+        contextual=True,
+    ),
+    cue(r"\btonight(?:'s| is) the night\b", 0.6),
+    cue(
+        r"\b(?:see|find) (?:a|any|no) (?:way|reason) to (?:keep living|go on|live|keep going"
+        r"|stay alive)\b",
+        0.8,
     ),
 )

@@ -264,4 +264,25 @@ WORLD: Final[tuple[Cue, ...]] = (
     cue(r"\b(?:sparire|andarmene) e non tornare (?:piu|mai piu)\b", 0.85),
     cue(r"\b(?:voglio|vorrei) sparire\b", 0.45, contextual=True),
     cue(r"\bnon ce la faccio piu\b", 0.4, contextual=True),
+    # across the five languages: sleeping for ever, throwing oneself, better dead
+    cue(
+        r"\b(?:dormir (?:para siempre|pra sempre|para sempre|pour toujours|per sempre)"
+        r"|fur immer (?:schlafen|einschlafen|weg sein|verschwinden))\b",
+        0.8,
+    ),
+    cue(
+        r"\b(?:me jogar (?:da|de uma|de um|do|na frente)|tirarme (?:de|del|por|al)|me jeter"
+        r" (?:du|d'un|d'une|sous|par)|buttarmi (?:dal|da|sotto|giu))\b",
+        0.85,
+    ),
+    cue(r"\bmejor muert[oa]s?\b|\b(?:am liebsten|lieber) ware ich tot\b", 0.85),
+    cue(
+        r"\b(?:no le encuentro|no encuentro|no le veo) (?:ningun )?sentido a (?:la vida|vivir"
+        r"|mi vida)\b",
+        0.8,
+    ),
+    cue(r"\bje ne supporte plus (?:la vie|de vivre|d'etre en vie|d'exister)\b", 0.8),
+    cue(r"\bkeinen sinn (?:mehr )?(?:im|in meinem) leben\b", 0.8),
+    cue(r"\bnon ce la faccio piu a vivere\b", 0.8),
+    cue(r"\bnessuno mi (?:cercherebbe|piangerebbe|rimpiangerebbe)\b", 0.6),
 )

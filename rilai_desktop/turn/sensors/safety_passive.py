@@ -373,4 +373,50 @@ PASSIVE: Final[tuple[Cue, ...]] = (
         r"|stay alive)\b",
         0.8,
     ),
+    cue(
+        r"\b(?:peaceful|nice|a relief|easier|calm|quiet) (?:it )?(?:would be|it'?d be) to"
+        r" (?:just )?(?:not be here|not exist|not wake up|be gone|disappear|die|stop)\b",
+        0.8,
+    ),
+    cue(r"\btime i fixed it for everyone\b|\bfix (?:it|this) for everyone\b", 0.5),
+    cue(r"\b(?:tired|sick) of being the problem\b", 0.4),
+    cue(
+        r"\bwho (?:should|will|can) (?:get|have|take|look after) my (?:cat|dog|things|stuff|kids)",
+        0.6,
+    ),
+    cue(
+        r"\bstopped taking my (?:meds|medication|pills|insulin) on purpose\b|\bends? things"
+        r" faster\b",
+        0.7,
+    ),
+    cue(
+        r"\b(?:don'?t|do not|can'?t|cannot) (?:want to |wanna )?(?:carry on|go on)\b"
+        r"(?=\s*(?:[.!?,]|$|any ?more|like this))",
+        0.7,
+        negatable=False,
+        contextual=True,
+    ),
+    cue(r"\b(?:a )?favou?r by (?:disappearing|dying|leaving|being gone|not being here)\b", 0.8),
+    cue(
+        r"\bnot planning (?:to be|on being) (?:here|around|alive) (?:next|by|for)"
+        r" (?:month|week|year|christmas|summer|my birthday)\b",
+        0.75,
+    ),
+    cue(r"\b(?:tonight|today)(?:,)? i'?m (?:finally )?(?:going to|gonna) do it\b", 0.75),
+    cue(r"\balmost didn'?t come (?:down|back|home)\b", 0.75),
+    cue(r"\b(?:fade|slip|drift) away\b", 0.5, contextual=True),
+    cue(r"\b(?:didn'?t|never) come (?:home|back)(?: tonight)?,? ever\b", 0.75),
+    cue(r"\bfall asleep and stay asleep\b|\bstay asleep (?:forever|for good)\b", 0.8),
+    cue(r"\bdead weight\b", 0.55, "first"),
+    cue(r"\b(?:don'?t|do not) want to come (?:back )?up\b", 0.6),
+    cue(r"\bwasn'?t (?:their|your|everyone'?s) problem any ?more\b", 0.6),
+    cue(
+        r"\b(?:rope|noose|pills|gun|blade|note) (?:is |are )?ready\b|\bhave (?:the|a) (?:rope"
+        r"|noose|gun) ready\b",
+        0.8,
+    ),
+    cue(r"\b(?:just )?want to be gone\b", 0.6),
+    cue(r"\b(?:don'?t|do not) be sad when i'?m gone\b|\bwhen i'?m gone\b", 0.6),
+    cue(r"\bswallow(?:ing)? everything in the (?:medicine )?(?:cabinet|cupboard)\b", 0.85),
+    cue(r"\bnothing would change if i (?:died|was gone|disappeared)\b", 0.7),
 )

@@ -285,4 +285,15 @@ WORLD: Final[tuple[Cue, ...]] = (
     cue(r"\bkeinen sinn (?:mehr )?(?:im|in meinem) leben\b", 0.8),
     cue(r"\bnon ce la faccio piu a vivere\b", 0.8),
     cue(r"\bnessuno mi (?:cercherebbe|piangerebbe|rimpiangerebbe)\b", 0.6),
+    cue(r"\bdesaparecer de este mundo\b|\bdesaparecer deste mundo\b", 0.85),
+    cue(
+        r"\b(?:todos|todo el mundo|mi familia)(?: \w+)? (?:estarian|estaria|estarian mas)"
+        r" (?:mas )?(?:tranquil[oa]s?|felices|feliz|en paz) sin mi\b",
+        0.85,
+    ),
+    cue(r"\bnao quero mais existir\b|\bno quiero (?:existir|seguir existiendo)\b", 0.85),
+    cue(r"\btomar todos os (?:remedios|comprimidos)\b|\btomarme todas las pastillas\b", 0.8),
+    cue(r"\btout arreter,? definitivement\b|\btout arreter pour de bon\b", 0.8),
+    cue(r"\bje pense (?:tous les jours |souvent |beaucoup )?a mourir\b", 0.8),
+    cue(r"\baddormentarmi per sempre\b|\bdormire per sempre\b", 0.8),
 )

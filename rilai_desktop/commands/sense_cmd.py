@@ -243,6 +243,14 @@ def _print_safety(path: Path, report: dict[str, Any]) -> None:
     print(f"{path} — safety_risk at {report['threshold']:.2f}")
     columns = ["split", "positives", "recall", "hard negatives", "false positives", "fp rate"]
     print(table(body, columns))
+    batches = report.get("batches") or {}
+    if batches:
+        rows = [
+            (b, m["positives"], _fmt(m["recall"]), m["hard_negatives"], _fmt(m["fp_rate"]))
+            for b, m in batches.items()
+        ]
+        print("per writing batch, today (first-look figures: docs/sensors.md)")
+        print(table(rows, ["batch", "positives", "recall", "hard negatives", "fp rate"]))
     bars = report["bars"]
     recall, fp = bars["safety_recall"], bars["safety_fp"]
     print(

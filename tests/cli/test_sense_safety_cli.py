@@ -29,17 +29,22 @@ def test_eval_with_no_file_reads_both_sets_and_prints_both_figures(run: Run) -> 
     lines = result.out.splitlines()
     assert any(line.startswith("tune ") for line in lines)
     assert any(line.startswith("test ") for line in lines)
-    assert "→ passed" in result.out
+    assert "bars (test split): recall" in result.out
+    assert "per writing batch" in result.out
 
 
 def test_eval_json_has_the_bars(run: Run) -> None:
     data = run("sense", "--eval", "--json").json()
     bars = data["bars"]
     assert bars["split"] == "test"
-    assert bars["safety_recall"]["bar"] == 0.95 and bars["safety_recall"]["value"] >= 0.95
-    assert bars["safety_fp"]["bar"] == 0.05 and bars["safety_fp"]["value"] <= 0.05
-    assert bars["passed"] is True
+    recall, fp = bars["safety_recall"], bars["safety_fp"]
+    assert recall["bar"] == 0.95 and fp["bar"] == 0.05
     splits = data["safety"]["splits"]
+    assert recall["value"] == splits["test"]["recall"]
+    assert fp["value"] == splits["test"]["fp_rate"]
+    assert recall["passed"] is (recall["value"] >= 0.95)
+    assert fp["passed"] is (fp["value"] <= 0.05)
+    assert bars["passed"] is (recall["passed"] and fp["passed"])
     assert set(splits) == {"tune", "test"}
     for split in splits.values():
         assert split["positives"] > 0 and split["hard_negatives"] > 0
@@ -51,7 +56,8 @@ def test_eval_on_the_safety_file_itself(run: Run) -> None:
     data = run("sense", "--eval", str(SAFETY_SET), "--json").json()
     assert data["file"] == str(SAFETY_SET)
     assert data["sensors"]["safety_risk"]["n"] > 100
-    assert data["bars"]["passed"] is True
+    assert set(data["bars"]) == {"split", "safety_recall", "safety_fp", "passed"}
+    assert set(data["safety"]["batches"]) >= {"1", "2", "7"}
 
 
 def test_a_labelled_file_without_kinds_has_no_safety_section(run: Run, tmp_path: Path) -> None:

@@ -40,6 +40,7 @@ class SafetyRow:
     split: str
     kind: str
     source: str
+    batch: int | None = None  # the writing batch (docs/sensors.md), when the file has one
 
 
 class SafetySplit(TypedDict):
@@ -72,7 +73,11 @@ def safety_rows(path: Path) -> list[SafetyRow]:
         if (kind == "positive") != bool(row.label):
             raise LabelledSetError(number, '"kind" and "label" disagree')
         source = obj.get("source", "")
-        rows.append(SafetyRow(row.text, row.label, row.split, str(kind), str(source)))
+        batch = obj.get("batch")
+        number_or_none = batch if isinstance(batch, int) and not isinstance(batch, bool) else None
+        rows.append(
+            SafetyRow(row.text, row.label, row.split, str(kind), str(source), number_or_none)
+        )
     return rows
 
 
@@ -120,4 +125,8 @@ def safety_report(
         "safety_fp": {"value": test["fp_rate"], "bar": SAFETY_FP_BAR, "passed": fp_ok},
         "passed": recall_ok and fp_ok,
     }
-    return {"threshold": threshold, "splits": splits, "bars": bars}
+    batches = {
+        str(b): _split(readings, (r for r in chosen if r.batch == b), threshold)
+        for b in sorted({r.batch for r in chosen if r.batch is not None})
+    }
+    return {"threshold": threshold, "splits": splits, "batches": batches, "bars": bars}

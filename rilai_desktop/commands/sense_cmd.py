@@ -34,6 +34,7 @@ from rilai_desktop.paths import REPO_ROOT
 from rilai_desktop.turn.sensors import THRESHOLDS, FastSensors
 from rilai_desktop.turn.sensors.evaluation import (
     SPLITS,
+    LabelledRow,
     LabelledSetError,
     evaluate,
     load_labelled,
@@ -173,7 +174,7 @@ def _eval(args: Namespace, ctx: Context, sensors: FastSensors) -> int:
     return 0
 
 
-def _labelled(path: Path) -> list[Any]:
+def _labelled(path: Path) -> list[LabelledRow]:
     _read_file(path, "labelled JSON Lines")  # the same errors as --jsonl for a missing file
     try:
         return load_labelled(path)

@@ -401,7 +401,10 @@ def _failsafe(state: TurnState, exc: Exception) -> CouncilOutcome:
     """A bug in the council still yields a safe decision (protect on any safety signal)."""
     reason = f"council error ({type(exc).__name__}) → safe default"
     try:
-        risky = state.sensor("safety_risk") >= SAFETY_INTERRUPT_THRESHOLD
+        risky = (
+            state.sensor("safety_risk") >= SAFETY_INTERRUPT_THRESHOLD
+            or "safety_interrupt" in state.flags
+        )
     except Exception:
         risky = False
     intent = "protect" if risky else "witness"

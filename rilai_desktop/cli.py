@@ -153,7 +153,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--jsonl", metavar="FILE", help='one {"text": ...} per line; one JSON line out per line'
     )
     sense.add_argument(
-        "--eval", metavar="FILE", help="a labelled JSONL set: precision/recall/AUROC per sensor"
+        "--eval",
+        metavar="FILE",
+        nargs="?",
+        const="",
+        help="a labelled JSONL set: precision/recall/AUROC per sensor (and, for the safety set,"
+        " recall of ideation and false positives); no FILE: the project's two sets",
     )
     sense.add_argument("--split", default="test", metavar="tune|test|all", help="default test")
 

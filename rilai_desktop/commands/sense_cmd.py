@@ -3,6 +3,9 @@
     rilai sense TEXT [--json]                    one message: a table, or one JSON object
     rilai sense --jsonl FILE                     many messages: JSON Lines in, JSON Lines out
     rilai sense --eval FILE [--split test] [--json]   precision / recall / AUROC per sensor
+    rilai sense --eval [--json]                  both project sets: labelled.jsonl and the
+                                                 safety set (recall of ideation, false
+                                                 positives on hard negatives, the bars)
 
 No model, no database: the sensors are regex and lexicons, so this runs anywhere, fast.
 
@@ -27,15 +30,20 @@ from rilai_desktop.commands.output import emit_json, table
 from rilai_desktop.contracts.sensor import SENSOR_NAMES, SensorOutput
 from rilai_desktop.errors import RilaiError
 from rilai_desktop.jsonl import object_lines
+from rilai_desktop.paths import REPO_ROOT
 from rilai_desktop.turn.sensors import THRESHOLDS, FastSensors
 from rilai_desktop.turn.sensors.evaluation import (
     SPLITS,
+    LabelledRow,
     LabelledSetError,
     evaluate,
     load_labelled,
 )
+from rilai_desktop.turn.sensors.safety_eval import SafetyRow, safety_report, safety_rows
 
 SPLIT_CHOICES = SPLITS
+SETS_DIR = REPO_ROOT / "tests" / "data" / "sensors"
+DEFAULT_SETS = (SETS_DIR / "labelled.jsonl", SETS_DIR / "safety_set.jsonl")
 
 
 class SenseInputError(RilaiError):
@@ -148,24 +156,113 @@ def _eval(args: Namespace, ctx: Context, sensors: FastSensors) -> int:
             f"--split must be tune, test or all, got {split!r}",
             recovery_suggestions=["Use --split test (the default), --split tune or --split all"],
         )
+    if not args.eval:
+        return _eval_default(split, ctx, sensors)
     path = Path(args.eval)
+    rows = _labelled(path)
+    metrics = evaluate(sensors, rows, split)
+    safety = _safety(path, sensors)
+    if ctx.json:
+        out: dict[str, Any] = {"file": str(path), "split": split, "sensors": metrics}
+        if safety is not None:
+            out["safety"], out["bars"] = safety, safety["bars"]
+        emit_json(out)
+        return 0
+    _print_metrics(path, split, metrics)
+    if safety is not None:
+        _print_safety(path, safety)
+    return 0
+
+
+def _labelled(path: Path) -> list[LabelledRow]:
     _read_file(path, "labelled JSON Lines")  # the same errors as --jsonl for a missing file
     try:
-        rows = load_labelled(path)
+        return load_labelled(path)
     except LabelledSetError as exc:
-        raise SenseInputError(
-            f"{path} line {exc.line}: {exc.problem}",
-            context={"path": str(path), "line": exc.line},
-            recovery_suggestions=[
-                'Each line is {"text": str, "sensor": <sensor name>, "label": 0|1, '
-                '"split": "tune"|"test"}',
-                f"Sensor names: {', '.join(SENSOR_NAMES)}",
-            ],
-        ) from None
-    metrics = evaluate(sensors, rows, split)
+        raise _bad_set(path, exc) from None
+
+
+def _bad_set(path: Path, exc: LabelledSetError) -> SenseInputError:
+    return SenseInputError(
+        f"{path} line {exc.line}: {exc.problem}",
+        context={"path": str(path), "line": exc.line},
+        recovery_suggestions=[
+            'Each line is {"text": str, "sensor": <sensor name>, "label": 0|1, '
+            '"split": "tune"|"test"} (the safety set adds "kind" and "source")',
+            f"Sensor names: {', '.join(SENSOR_NAMES)}",
+        ],
+    )
+
+
+def _safety(path: Path, sensors: FastSensors) -> dict[str, Any] | None:
+    """The safety report when ``path`` holds safety-set rows (with a ``kind``), else None."""
+    try:
+        rows: list[SafetyRow] = safety_rows(path)
+    except LabelledSetError as exc:
+        raise _bad_set(path, exc) from None
+    return safety_report(sensors, rows) if rows else None
+
+
+def _eval_default(split: str, ctx: Context, sensors: FastSensors) -> int:
+    """No FILE: the per-sensor metrics of labelled.jsonl and the safety set's figures."""
+    labelled, safety_set = DEFAULT_SETS
+    metrics = evaluate(sensors, _labelled(labelled), split)
+    _labelled(safety_set)  # checked like any labelled set
+    safety = _safety(safety_set, sensors)
+    if safety is None:
+        raise SenseInputError(f'{safety_set}: no safety rows (with a "kind")')
     if ctx.json:
-        emit_json({"file": str(path), "split": split, "sensors": metrics})
+        emit_json(
+            {
+                "files": [str(labelled), str(safety_set)],
+                "file": str(labelled),
+                "split": split,
+                "sensors": metrics,
+                "safety": {"file": str(safety_set), **safety},
+                "bars": safety["bars"],
+            }
+        )
         return 0
+    _print_metrics(labelled, split, metrics)
+    print()
+    _print_safety(safety_set, safety)
+    return 0
+
+
+def _print_safety(path: Path, report: dict[str, Any]) -> None:
+    body = [
+        (
+            name,
+            s["positives"],
+            _fmt(s["recall"]),
+            s["hard_negatives"],
+            s["false_positives"],
+            _fmt(s["fp_rate"]),
+        )
+        for name, s in report["splits"].items()
+    ]
+    print(f"{path} — safety_risk at {report['threshold']:.2f}")
+    columns = ["split", "positives", "recall", "hard negatives", "false positives", "fp rate"]
+    print(table(body, columns))
+    batches = report.get("batches") or {}
+    if batches:
+        rows = [
+            (b, m["positives"], _fmt(m["recall"]), m["hard_negatives"], _fmt(m["fp_rate"]))
+            for b, m in batches.items()
+        ]
+        print("per writing batch, today (first-look figures: docs/sensors.md)")
+        print(table(rows, ["batch", "positives", "recall", "hard negatives", "fp rate"]))
+    bars = report["bars"]
+    recall, fp = bars["safety_recall"], bars["safety_fp"]
+    print(
+        f"bars (test split): recall {_fmt(recall['value'])} >= {recall['bar']}"
+        f" {'ok' if recall['passed'] else 'FAILED'}; false positives {_fmt(fp['value'])}"
+        f" <= {fp['bar']} {'ok' if fp['passed'] else 'FAILED'}"
+        f" → {'passed' if bars['passed'] else 'FAILED'}"
+    )
+
+
+def _print_metrics(path: Path, split: str, metrics: dict[str, Any]) -> None:
     body = [
         (
             name,
@@ -180,7 +277,6 @@ def _eval(args: Namespace, ctx: Context, sensors: FastSensors) -> int:
     ]
     print(f"{path} — split: {split}")
     print(table(body, ["sensor", "n", "pos", "threshold", "precision", "recall", "auroc"]))
-    return 0
 
 
 def run(args: Namespace, ctx: Context) -> int:

@@ -40,9 +40,11 @@ from rilai_desktop.turn.council_rules import (
     SENSOR_THRESHOLD,
     Ruling,
     advice_declined,
+    careful,
     clean,
     echoes,
     fmt,
+    no_celebration,
     one_line,
     rule,
     shorten,
@@ -180,9 +182,19 @@ class Council:
             reasons.append(f"model answer not in the schema → {why}")
             return fallback, None, False, usage
         assert isinstance(intent, str) and isinstance(tone, str)
-        if intent == "protect" and state.sensor("safety_risk") < SAFETY_INTERRUPT_THRESHOLD:
+        if (
+            intent == "protect"
+            and state.sensor("safety_risk") < SAFETY_INTERRUPT_THRESHOLD
+            and not careful(state)
+        ):
             reasons.append(f"model said protect with no safety signal → {why}")
             return fallback, None, False, usage
+        if intent == "celebrate" and (why_not := no_celebration(state)):
+            reasons.append(f"model said celebrate, but {why_not} → witness")
+            return "witness", None, False, usage
+        if intent == "guide" and careful(state):
+            reasons.append("model said guide, but careful after a safety disclosure → witness")
+            return "witness", tone, False, usage
         if intent == "guide" and advice_declined(state):
             reasons.append("model said guide but advice was declined → witness")
             return "witness", tone, False, usage
@@ -208,7 +220,10 @@ class Council:
 
 
 def _fallback_intent(state: TurnState) -> tuple[str, str]:
-    """No usable model answer: witness on negative valence or a concern, else observe."""
+    """No usable model answer: witness on negative valence, a concern or a careful turn,
+    else observe."""
+    if careful(state):
+        return "witness", "witness (careful after a safety disclosure)"
     if state.stance.valence < 0:
         return "witness", f"witness (stance valence {fmt(state.stance.valence)} < 0)"
     if any(c.type == ClaimType.CONCERN for c in state.claims):
@@ -224,7 +239,7 @@ def _ruling_for(intent: str, state: TurnState, open_ruling: Ruling) -> Ruling:
     elif intent == "clarify":
         ruling.needs_clarification = "the message is unclear (council)"
         ruling.question = DEFAULT_CLARIFY_QUESTION
-    elif intent == "protect":  # only reachable with safety_risk ≥ threshold
+    elif intent == "protect":  # only with safety_risk ≥ threshold, or in a careful turn
         ruling.do_not = list(PROTECT_DO_NOT)
     return ruling
 
@@ -234,9 +249,11 @@ def _assemble(
 ) -> CouncilDecision:
     declined = advice_declined(state)
     do_not = list(ruling.do_not)
-    if declined or intent == "witness":
+    if declined or intent == "witness" or careful(state):
         if declined:
             reasons.append("advice declined → do not give advice, whatever the intent")
+        elif careful(state) and intent != "witness":
+            reasons.append("careful after a safety disclosure → no advice, whatever the intent")
         do_not += NO_ADVICE
     do_not += ALWAYS_DO_NOT
     no_advice = "give advice" in do_not
@@ -384,7 +401,10 @@ def _failsafe(state: TurnState, exc: Exception) -> CouncilOutcome:
     """A bug in the council still yields a safe decision (protect on any safety signal)."""
     reason = f"council error ({type(exc).__name__}) → safe default"
     try:
-        risky = state.sensor("safety_risk") >= SAFETY_INTERRUPT_THRESHOLD
+        risky = (
+            state.sensor("safety_risk") >= SAFETY_INTERRUPT_THRESHOLD
+            or "safety_interrupt" in state.flags
+        )
     except Exception:
         risky = False
     intent = "protect" if risky else "witness"

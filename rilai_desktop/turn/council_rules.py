@@ -6,17 +6,26 @@ instructions, witness rather than advise) is made here, in plain code over the s
 claims, the stance and the text. The model is only asked for the intent when no rule fires
 (see ``council.py``). Rules are tried in this order; the first that fires decides:
 
-1. safety_risk ≥ SAFETY_INTERRUPT_THRESHOLD → protect (critical)
+1. safety_risk ≥ SAFETY_INTERRUPT_THRESHOLD, or a SAFETY_INTERRUPT, or ≥
+   SAFETY_CONCERN_THRESHOLD in a careful turn (within CAREFUL_TURNS of a disclosure) →
+   protect (critical)
 2. empty text, or a bare acknowledgement with no urgent claim → silent turn
 3. prompt_injection ≥ INJECTION_THRESHOLD → observe, stay myself
 4. a question about what Rilai remembers of them ("do you remember where I moved?") → observe,
    answered from the notes (recalled facts and the conversation), never denied
-5. ai_feelings_probe or rupture ≥ SENSOR_THRESHOLD → meta
+5. ai_feelings_probe or rupture ≥ SENSOR_THRESHOLD, or a question about Rilai itself → meta
 6. vulnerability ≥ threshold and advice not requested (or declined) → witness
-7. advice_requested ≥ threshold and not declined → guide
+7. advice_requested ≥ threshold: witness in a careful turn; clarify when it says nothing
+   else ("should I do it or not"); else guide
 8. a celebration cue in the text, vulnerability below threshold → celebrate
 9. ambiguity ≥ threshold → clarify
-10. otherwise the intent is open (the model, or the fallback)
+10. the open cases decided from plain-text cues (council_cues.py): a practical request →
+    guide, hard news → witness, good news → celebrate
+11. otherwise the intent is open (the model, or the fallback)
+
+In a careful turn (``CAREFUL_FLAG``) or at ``safety_risk ≥ SAFETY_CONCERN_THRESHOLD`` the
+council never celebrates; in a careful turn advice stays off (guide becomes witness, and
+the do-not list bans advice whatever the intent).
 """
 
 from __future__ import annotations
@@ -35,7 +44,9 @@ from rilai_desktop.turn.council_cues import (
 )
 from rilai_desktop.turn.sensors import ADVICE_DECLINED as ADVICE_DECLINED
 from rilai_desktop.turn.sensors import INJECTION_THRESHOLD as INJECTION_THRESHOLD
+from rilai_desktop.turn.sensors import SAFETY_CONCERN_THRESHOLD as SAFETY_CONCERN_THRESHOLD
 from rilai_desktop.turn.sensors import SAFETY_INTERRUPT_THRESHOLD as SAFETY_INTERRUPT_THRESHOLD
+from rilai_desktop.turn.session import CAREFUL_FLAG as CAREFUL_FLAG
 from rilai_desktop.turn.state import TurnState
 
 # Thresholds: the safety and injection ones and the advice-declined note come from the
@@ -231,6 +242,8 @@ def no_advice_reason(state: TurnState) -> str:
     advice = state.sensor("advice_requested")
     if advice_declined(state):
         return "advice declined"
+    if careful(state):
+        return "careful after a safety disclosure"
     if any("give advice" in d for d in do_not):
         return "do_not has 'give advice'"
     if intent in ("witness", "meta"):
@@ -239,6 +252,21 @@ def no_advice_reason(state: TurnState) -> str:
         return "intent protect, advice not requested"
     if decision is None and state.sensor("vulnerability") >= SENSOR_THRESHOLD > advice:
         return "vulnerable, advice not requested"
+    return ""
+
+
+def careful(state: TurnState) -> bool:
+    """This turn is within ``CAREFUL_TURNS`` of a safety disclosure (the runner's flag)."""
+    return CAREFUL_FLAG in state.flags
+
+
+def no_celebration(state: TurnState) -> str:
+    """Why celebrate is ruled out this turn ("" when it is not)."""
+    if careful(state):
+        return "careful after a safety disclosure"
+    safety = state.sensor("safety_risk")
+    if safety >= SAFETY_CONCERN_THRESHOLD:
+        return f"safety_risk {fmt(safety)} ≥ {SAFETY_CONCERN_THRESHOLD}"
     return ""
 
 
@@ -311,10 +339,20 @@ def rule(state: TurnState) -> Ruling:
     declined = advice_declined(state)
 
     safety = sense("safety_risk")
-    if safety >= SAFETY_INTERRUPT_THRESHOLD:
+    concern = careful(state) and safety >= SAFETY_CONCERN_THRESHOLD
+    if safety >= SAFETY_INTERRUPT_THRESHOLD or concern or "safety_interrupt" in state.flags:
+        if safety >= SAFETY_INTERRUPT_THRESHOLD:
+            why = f"safety_risk {fmt(safety)} ≥ {SAFETY_INTERRUPT_THRESHOLD} → protect"
+        elif concern:
+            why = (
+                f"safety_risk {fmt(safety)} ≥ {SAFETY_CONCERN_THRESHOLD} after a safety"
+                " disclosure → protect"
+            )
+        else:
+            why = "safety interrupt → protect"
         return Ruling(
             "protect",
-            [f"safety_risk {fmt(safety)} ≥ {SAFETY_INTERRUPT_THRESHOLD} → protect"],
+            [why],
             key_points=[
                 INTENT_POINTS["protect"],
                 "encourage real-world support now: a crisis line or emergency services",
@@ -383,6 +421,9 @@ def rule(state: TurnState) -> Ruling:
         why = "advice declined" if declined else f"advice not requested ({fmt(advice)})"
         return _witness(f"vulnerability {fmt(vulnerability)} ≥ {th} and {why}", "medium")
 
+    if advice >= th and not declined and careful(state):
+        return _witness(f"advice_requested {fmt(advice)}, but careful after a safety disclosure")
+
     ambiguity = sense("ambiguity")
     if advice >= th and not declined and ambiguity >= CLARIFY_FIRST and says_little(text):
         return _clarify(f"advice_requested {fmt(advice)} but ambiguity {fmt(ambiguity)}")
@@ -399,7 +440,7 @@ def rule(state: TurnState) -> Ruling:
         )
 
     cue = celebration_cue(text)
-    if cue is not None and vulnerability < th:
+    if cue is not None and vulnerability < th and not no_celebration(state):
         return Ruling(
             "celebrate",
             [
@@ -418,6 +459,8 @@ def rule(state: TurnState) -> Ruling:
 
     # what the sensors left open, decided from plain-text cues (council_cues.py)
     hard, request, good = hard_news(text), practical_request(text), good_news(text)
+    if (request or hard or good) and careful(state):
+        return _witness("careful after a safety disclosure")
     if request is not None:
         points = [INTENT_POINTS["guide"]]
         if hard is not None:
@@ -428,7 +471,7 @@ def rule(state: TurnState) -> Ruling:
         )  # fmt: skip
     if hard is not None and (good is None or vulnerability > 0):
         return _witness(f"hard news {shorten(hard, 30)!r}")
-    if good is not None:
+    if good is not None and not no_celebration(state):
         return Ruling(
             "celebrate", [f"good news {shorten(good, 30)!r} → celebrate"],
             key_points=[INTENT_POINTS["celebrate"]], tone="bright, warm",

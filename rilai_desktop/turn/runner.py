@@ -35,8 +35,13 @@ from rilai_desktop.turn.model_events import ModelEventRelay
 from rilai_desktop.turn.ports import EventStore, Recall, TurnMemory
 from rilai_desktop.turn.result import AgentRecord, TurnResult
 from rilai_desktop.turn.sanitize import clean_input
-from rilai_desktop.turn.sensors import INJECTION_THRESHOLD, SAFETY_INTERRUPT_THRESHOLD, FastSensors
-from rilai_desktop.turn.session import SessionState, restore
+from rilai_desktop.turn.sensors import (
+    INJECTION_THRESHOLD,
+    SAFETY_CONCERN_THRESHOLD,
+    SAFETY_INTERRUPT_THRESHOLD,
+    FastSensors,
+)
+from rilai_desktop.turn.session import CAREFUL_FLAG, CAREFUL_TURNS, SessionState, restore
 from rilai_desktop.turn.speaking import SpeakingStage, Spoken
 from rilai_desktop.turn.state import TurnState, VoiceDelta
 from rilai_desktop.turn.waves import WaveStage
@@ -106,7 +111,11 @@ class TurnRunner:
         if self.events.last_turn_id(old.session_id) > 0:
             self.events.append(old.session_id, 0, EventKind.SESSION_ENDED, {"reason": "reset"})
         self.session = SessionState(
-            str(uuid.uuid4()), stance=old.stance, modulators=old.modulators, last_run=old.last_run
+            str(uuid.uuid4()),
+            stance=old.stance,
+            modulators=old.modulators,
+            last_run=old.last_run,
+            careful_left=old.careful_left,  # a disclosure is not forgotten by a reset
         )
         self._new_session = True
         return self.session.session_id
@@ -203,6 +212,8 @@ class TurnRunner:
             modulators=self.session.modulators.model_copy(deep=True),
             started=start,
         )
+        if self.session.careful_left > 0:
+            state.flags.add(CAREFUL_FLAG)
         result = TurnResult(sid, turn_id, "", state)
         records: list[AgentRecord] = []
         attach = self.relay.attached(emit) if self.relay else nullcontext()
@@ -260,6 +271,7 @@ class TurnRunner:
                 },
             )
         self.session.add_exchange(text, state.reply, turn_id)
+        self.session.note_safety(state.sensor("safety_risk"))
         self.session.stance, self.session.modulators = state.stance, state.modulators
         self.last_result = result
         return result
@@ -306,15 +318,24 @@ class TurnRunner:
         if state.sensor("prompt_injection") >= INJECTION_THRESHOLD:
             state.flags.add("prompt_injection")
         risk = state.sensor("safety_risk")
-        if risk >= SAFETY_INTERRUPT_THRESHOLD:
+        careful = CAREFUL_FLAG in state.flags
+        if risk >= SAFETY_INTERRUPT_THRESHOLD or (careful and risk >= SAFETY_CONCERN_THRESHOLD):
             state.flags.add("safety_interrupt")
+            reason = "safety_risk over threshold: protective reply, no agents"
+            if risk < SAFETY_INTERRUPT_THRESHOLD:
+                since = CAREFUL_TURNS - self.session.careful_left + 1
+                reason = (
+                    f"safety_risk at the concern level {SAFETY_CONCERN_THRESHOLD} within"
+                    f" {since} turn(s) of a safety disclosure: protective reply, no agents"
+                )
             emit(
                 EventKind.SAFETY_INTERRUPT,
                 {
-                    "reason": "safety_risk over threshold: protective reply, no agents",
+                    "reason": reason,
                     "sensor": "safety_risk",
                     "value": risk,
                     "evidence": state.sensors["safety_risk"].evidence[:3],
+                    "careful": careful,
                 },
             )
 

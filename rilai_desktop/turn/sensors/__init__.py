@@ -8,6 +8,7 @@ from __future__ import annotations
 from rilai_desktop.turn.sensors.advice import ADVICE_DECLINED
 from rilai_desktop.turn.sensors.fast import (
     INJECTION_THRESHOLD,
+    SAFETY_CONCERN_THRESHOLD,
     SAFETY_INTERRUPT_THRESHOLD,
     THRESHOLDS,
     FastSensors,
@@ -18,6 +19,7 @@ __all__ = [
     "ADVICE_DECLINED",
     "INJECTION_THRESHOLD",
     "MAX_SCAN_CHARS",
+    "SAFETY_CONCERN_THRESHOLD",
     "SAFETY_INTERRUPT_THRESHOLD",
     "THRESHOLDS",
     "FastSensors",

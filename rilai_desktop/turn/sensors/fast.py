@@ -37,6 +37,11 @@ from rilai_desktop.turn.sensors.text import Text, normalise
 log = logging.getLogger(__name__)
 
 SAFETY_INTERRUPT_THRESHOLD: Final[float] = 0.5
+# Below the interrupt: worrying only in company ("I'm so tired of everything", "what's the
+# point", "I'm a burden"). A turn at or above it is a safety disclosure that keeps the next
+# turns careful, and inside that careful window it is enough for the protective reply
+# (turn/session.py CAREFUL_TURNS, docs/sensors.md "An earlier disclosure").
+SAFETY_CONCERN_THRESHOLD: Final[float] = 0.35
 INJECTION_THRESHOLD: Final[float] = 0.5
 
 THRESHOLDS: Final[dict[str, float]] = {

@@ -37,13 +37,14 @@ IDIOMS: Final[tuple[re.Pattern[str], ...]] = tuple(
         r" (?:literally |just )?die\b",
         r"\bfunny i (?:could|might) (?:literally |just )?die\b",
         r"\bdead (?:tired|serious|on arrival|battery|end|last|set|center|wrong|right|silent"
-        r"|quiet|simple|easy|ass|asleep|weight)\b",
+        r"|quiet|simple|easy|ass|asleep"
+        r"|weight(?! (?:to|for|on) (?:everyone|everybody|my|them|people)))\b",
         r"\b(?:phone|battery|laptop|car|plants?|code|server|app|game|party|town|chat|group chat"
         r"|conversation|mic|headphones|tv|engine|bulb|printer|tablet|computer)"
         r" (?:is |was |went |keeps? |just |finally |has |had )*(?:dead|dying|died)\b",
         r"\bdying (?:to|for|of laughter|laughing|my|her|his|their)\b|\bto die for\b",
         r"\b(?:i'?m|im|i am) (?:literally |so |actually |fucking |lowkey |just )*"
-        r"(?:dead|dying|ded)\b(?! (?:inside|soon|tonight|alone|already))",
+        r"(?:dead|dying|ded)\b(?! (?:inside|soon|tonight|alone|already|weight))",
         r"\bi (?:literally |actually |just |almost |nearly )?died (?:when|at|of|laughing)\b",
         r"\b(?:bored|scared|worried|frightened|tickled|freezing|loved?) (?:me |myself )?to death\b",
         r"\b(?:died|dying|dead) (?:of |from )?laugh(?:ing|ter)\b|\blaughed to death\b",

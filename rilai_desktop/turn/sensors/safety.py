@@ -12,6 +12,14 @@ test split). Concretely:
   framing of a third-person/unowned mention ("the character in my novel kills himself") and
   figurative idioms ("this traffic is killing me", "dead tired") bring it down.
 
+It reads passive and indirect ideation too ("I don't think I want to be here anymore",
+"everyone would be better off without me", "what's the point of going on"), in Spanish,
+Portuguese, French, German and Italian, through typos, missing apostrophes and txt-speak
+(``safety_context.safety_text``), and keeps ambiguous phrases low in an ordinary frame ("I
+don't want to be at this meeting anymore", "I want this week to be over"). The tables are
+``safety_cues.py`` (English, the original), ``safety_passive.py`` (passive ideation,
+hopelessness, burden, goodbyes) and ``safety_world.py`` (five more languages).
+
 The reading also exposes ``signals["first_person"]``: the same score from the writer's own
 (first-person or unowned) matches only, which the vulnerability sensor reuses.
 """
@@ -21,397 +29,15 @@ from __future__ import annotations
 from typing import Final
 
 from rilai_desktop.turn.sensors import lexicon
-from rilai_desktop.turn.sensors.scoring import Cue, Policy, Reading, cue, find_spans, noisy_or
+from rilai_desktop.turn.sensors.safety_context import SAFETY_IDIOMS, ordinary_spans, safety_text
+from rilai_desktop.turn.sensors.safety_cues import CUES as ENGLISH
+from rilai_desktop.turn.sensors.safety_passive import PASSIVE
+from rilai_desktop.turn.sensors.safety_world import WORLD
+from rilai_desktop.turn.sensors.scoring import Cue, Policy, Reading, find_spans, noisy_or
 from rilai_desktop.turn.sensors.scoring import read as score
 from rilai_desktop.turn.sensors.text import Text
 
-_A: Final = (
-    r"(?:(?:just|really|honestly|literally|actually|so|fucking|kinda|kind of|sort of|seriously"
-    r"|truly|still|sometimes|often|always|even|lowkey|genuinely|simply|all|badly|kind|sorta)\s+)*"
-)
-_METHOD: Final = r"(?:kill|hurt|harm|cut|unalive|off|hang|drown|poison|shoot|starve|burn|end|stab)"
-
-CUES: Final[tuple[Cue, ...]] = (
-    # wanting to die / not to exist
-    cue(
-        rf"\b(?:want(?:s|ed|ing)?|wanna|wish(?:es|ed|ing)?|need(?:s)?|deserve(?:s)?|ready"
-        rf"|hope|long|planning|plan|trying|tried|decided) (?:to )?{_A}"
-        r"(?:die|be dead|not exist|stop existing|not be alive|not be here|disappear forever"
-        r"|sleep forever|not wake up|never wake up|die already|be gone forever|be gone|go away"
-        r" forever|disappear)\b",
-        0.9,
-    ),
-    cue(
-        r"\bi (?:wish|hope) i (?:was|were|had|could be|'d be|would) "
-        r"(?:dead|never (?:been )?born|not born|gone|never wake up)\b",
-        0.9,
-        "first",
-    ),
-    cue(
-        r"\b(?:wish|hope|pray) (?:i|to) (?:don'?t|never|not|won'?t) wake up\b",
-        0.85,
-        "first",
-        negatable=False,
-    ),
-    cue(r"\b(?:rather|better|easier) (?:off )?(?:be )?dead\b", 0.8),
-    cue(
-        r"\b(?:easier|better|happier)(?: off)? if i (?:was|were|wasn'?t|weren'?t|didn'?t) "
-        r"(?:dead|gone|alive|here|around|exist|born)\b",
-        0.85,
-        "first",
-        negatable=False,
-    ),
-    cue(r"\b(?:better|easier|happier|fine|lighter) (?:off )?without me\b", 0.85, "first"),
-    cue(
-        r"\b(?:didn'?t|did not|wouldn'?t|don'?t|do not|not|stop(?:ped)?|cease to|never) exist"
-        r"(?:ing|ed)?(?: any ?more| at all)?\b",
-        0.55,
-        negatable=False,
-    ),
-    cue(
-        r"\bwhat if i (?:just )?(?:died|disappeared|didn'?t exist|wasn'?t here|was gone|were gone"
-        r"|ended it|never woke up|stopped existing)\b",
-        0.8,
-        "first",
-    ),
-    cue(
-        r"\b(?:nobody|no one|no-one|noone|nobody) would (?:even )?(?:notice|care|miss me)\b",
-        0.6,
-        "first",
-        negatable=False,
-    ),
-    cue(
-        r"\bif i (?:was|were|died|disappeared|was gone|wasn'?t (?:here|alive|around)|killed"
-        r"|ended it|left forever)\b",
-        0.45,
-        "first",
-    ),
-    cue(r"\bwhy (?:am i|i'?m|im) still (?:alive|here|breathing)\b", 0.75, "first"),
-    # killing / hurting oneself
-    cue(rf"\b{_METHOD}(?:s|ed|ing|ting|ning|e)? myself\b", 0.92, "first"),
-    cue(
-        rf"\b{_METHOD}(?:s|ed|ing|ting|ning|e)? (?:himself|herself|themselves|themself)\b",
-        0.9,
-        "third",
-    ),
-    cue(r"\b(?:kms|kys|unaliv\w*|sewer ?slide|self[- ]?delete)\b", 0.8),
-    cue(r"\bself[- ]?harm\w*\b|\bself[- ]?injur\w*\b", 0.7),
-    cue(
-        r"\b(?:started|start|been|keep|kept|back to|relapsed|relapse|urge to) "
-        r"(?:cutting|burning|hurting|scratching|self[- ]?harm\w*)\b",
-        0.85,
-    ),
-    cue(
-        r"\b(?:cut(?:ting)?|burn(?:ing|ed)?|scratch(?:ing|ed)?) (?:my )?(?:arms?|wrists?|legs?"
-        r"|thighs?|skin)\b",
-        0.85,
-    ),
-    cue(r"\bsuicid(?:al|e)\b", 0.75),
-    cue(
-        r"\b(?:commit(?:ting)?|attempt(?:ed|ing)?) suicide\b|\bsuicide (?:plan|note|letter"
-        r"|attempt|method)s?\b",
-        0.85,
-    ),
-    cue(
-        r"\b(?:think|thinking|thought|thoughts|considering|contemplating|consider|planning)"
-        r" (?:a lot )?(?:about |of )?(?:swerving|crashing|jumping|overdosing|cutting|not waking up"
-        r"|suicide|killing"
-        r" myself|ending (?:it|my life|things)|dying|death|not being here|not existing)\b",
-        0.85,
-    ),
-    # ending one's life
-    cue(r"\bend(?:ing|ed)? it all\b|\bend(?:ing|ed)? everything\b", 0.85),
-    cue(r"\bend(?:ing|ed)? things\b(?! with| between| off with)", 0.45),
-    cue(
-        r"\b(?:end|ending|ended) it\b(?! (?:with|between|off with|for|early|there|here|now,"
-        r"|on a))",
-        0.6,
-    ),
-    cue(r"\b(?:stop|end|be over|over)\W{1,5}(?:permanently|forever|for good|for ever)\b", 0.75),
-    cue(
-        r"\b(?:want|need|wish)\b[^.!?\n]{0,12}\b(?:it|everything|it all|this|the pain|my life)"
-        r" to (?:stop|end)\b",
-        0.45,
-    ),
-    cue(
-        r"\bdo something (?:to|stupid to|bad to) myself\b|\bdo something (?:stupid|drastic"
-        r"|permanent)\b|\bsomething drastic\b",
-        0.75,
-    ),
-    cue(
-        r"\b(?:walk(?:ed|ing)?|swim(?:ming)?|swam|drive|drove|driving|step(?:ped|ping)?|run"
-        r"|ran) (?:out )?(?:into|in front of|off|under) (?:the |a |an )?(?:sea"
-        r"|ocean|river|lake|traffic|train|bus|truck|cliff|edge|bridge|car)\b",
-        0.7,
-    ),
-    cue(r"\bgoodbye (?:text|message|note|letter|email|post|video|call)s?\b", 0.6),
-    cue(
-        r"\bnot (?:answering|responding|picking up)\b|\bjust in case\b|\bnot for (?:camping"
-        r"|cooking|work|hiking|climbing|the garden)\b|\b(?:in my|under my) (?:drawer|bed"
-        r"|pillow|closet|desk)\b",
-        0.3,
-    ),
-    cue(
-        r"\b(?:threw|throws|thrown|punched|punches|pushed|pushes|shoved|strangled|choked|hit)"
-        r" (?:[\w']+ ){0,3}(?:at |into )?me\b"
-        r"|\bnext time (?:it'?ll|it will|he'?ll|she'?ll|they'?ll) be worse\b"
-        r"|\byou'?ll regret\b|\bor else\b",
-        0.55,
-        "any",
-    ),
-    cue(
-        r"\b(?:hurting|hurt|attacking|attack|killing|stabbing|punching|shooting) (?:someone"
-        r"|somebody|people|everyone|anyone)\b",
-        0.5,
-    ),
-    cue(r"\b(?:close to|about to|going to|gonna) (?:snap|snapping|lose it|losing it)\b", 0.3),
-    cue(
-        r"\b(?:hope|wish|pray) (?:that )?i (?:just )?(?:die|get hit|don'?t make it|never wake"
-        r"|crash|get sick and die)\b",
-        0.85,
-        "first",
-    ),
-    cue(
-        r"\b(?:want|wish|need|hope) (?:someone|somebody|something|a car|a bus|a truck|god)"
-        r" (?:to|would) (?:kill|hit|end) me\b",
-        0.8,
-        "first",
-    ),
-    cue(
-        r"\b(?:life|living|it|my life)(?:'s| is)? (?:not|isn'?t|ain'?t|no longer) worth (?:living"
-        r"|it any ?more|living for|the pain)\b",
-        0.8,
-        negatable=False,
-    ),
-    cue(
-        r"\b(?:going to|gonna|want to|wanna|about to|thinking (?:about|of)) (?:jump|jumping)\b",
-        0.55,
-    ),
-    cue(
-        r"\b(?:bought|buying|got|getting|ordered|found|have|hid|hidden|stashed|hoarding|keep"
-        r"|kept|keeping) (?:a |some |the |my |enough )?(?:[\w']+ ){0,2}(?:rope|noose|gun|razors?"
-        r"|razor blades?|blades?|pistol|rifle|ammo|bullets|charcoal|pills|sleeping pills)\b",
-        0.45,
-    ),
-    cue(r"\bi (?:have|made|got|'ve got) a plan\b", 0.3),
-    cue(
-        r"\bwish (?:i'?d|i had|i was|i were|i) (?:never|not) (?:been )?born\b"
-        r"|\bwish i (?:hadn'?t|wasn'?t|weren'?t) (?:been )?born\b",
-        0.9,
-        "first",
-    ),
-    cue(
-        r"\b(?:tonight|today)(?:'s| is) (?:the|my) last (?:night|day)\b|\bmy last (?:night|day)"
-        r" (?:alive|on earth|here)\b",
-        0.7,
-    ),
-    cue(
-        r"\b(?:should|could|might|gonna|going to|will) (?:just )?jump\b(?! (?:in|into|on|at|rope"
-        r"|start|ahead|right))",
-        0.6,
-    ),
-    cue(
-        r"\b(?:letters?|notes?|messages?) (?:explaining|saying|about) why\b|\bexplaining why i\b",
-        0.6,
-    ),
-    cue(
-        r"\b(?:bottle|box|handful|pile|stash) of (?:pills|meds|tablets|painkillers|sleeping pills"
-        r"|antidepressants)\b",
-        0.45,
-    ),
-    cue(r"\b(?:staring at|looking at|counting|holding) (?:it|them|the pills|the bottle)\b", 0.25),
-    cue(
-        r"\b(?:want|need|ready for|wish|wishing|hope|waiting for)\b[^.!?\n]{0,20}\b(?:it|this"
-        r"|everything|all of it|life|my life|it all) (?:to be |to |would be |will be )?(?:over|end)"
-        r"\b(?! with)",
-        0.7,
-    ),
-    cue(
-        r"\bover for good\b|\bend of the road\b|\btired of fighting\b|\bgive up on (?:life"
-        r"|living)\b|\bgiving up on (?:life|living)\b",
-        0.7,
-    ),
-    cue(r"\b(?:giv(?:e|ing)|gave) up on (?:everything|it all|myself)\b", 0.45),
-    cue(
-        r"\b(?:don'?t|can'?t|do not|cannot|never) see (?:a |any )?(?:future|way out|point|light"
-        r"|tomorrow|reason)\b|\bno future\b|\bno way out\b",
-        0.6,
-        negatable=False,
-    ),
-    cue(
-        r"\b(?:won'?t|will not|wont|might not|may not) (?:be (?:here|around|alive)|make it"
-        r"(?: to| through)?|see (?:tomorrow|christmas|next (?:week|year|month)))\b",
-        0.55,
-        negatable=False,
-    ),
-    cue(
-        r"\b(?:notes?|letters?|messages?) (?:to|for) (?:my )?(?:family|mom|mum|dad|parents|kids"
-        r"|friends|everyone|sister|brother|wife|husband|partner)\b",
-        0.45,
-    ),
-    cue(
-        r"\bwould (?:anyone|anybody|people|they) (?:even )?(?:look for|notice|care|miss|come to"
-        r"|find)\b",
-        0.5,
-    ),
-    cue(
-        r"\b(?:step(?:ping)?|jump(?:ing)?|fall(?:ing)?|walk(?:ing)?|lean(?:ing)?) (?:forward|off"
-        r"|in front|out in front|into traffic|onto the tracks|over the edge)\b",
-        0.5,
-    ),
-    cue(r"\b(?:platform|edge|ledge|oncoming)\b", 0.2),
-    cue(
-        r"\bmake (?:him|her|them|everyone) pay\b|\bi know where (?:he|she|they) lives?\b"
-        r"|\b(?:get|take) revenge\b",
-        0.45,
-    ),
-    cue(
-        r"\b(?:have|got|bring|brought|take|took|grab|grabbed|get|carry|carrying)"
-        r" (?:a |my |the |his |her |my (?:dad|mom|father|brother)'s )?(?:gun|knife|rifle|pistol"
-        r"|weapon)\b",
-        0.5,
-    ),
-    cue(r"\b(?:end|ending|take|taking|took) (?:my|his|her|their) (?:own )?li(?:fe|ves)\b", 0.9),
-    cue(r"\b(?:want|going|gonna|plan(?:ning)?|ready|decided) to end it\b(?! with)", 0.6),
-    cue(
-        r"\b(?:don'?t|do not|dont|no longer|never) (?:really )?(?:want|wanna|wish) (?:to )?"
-        r"(?:live|be alive|exist|go on|keep going|continue living|wake up)\b"
-        r"(?! (?:in|with|at|near|on|like|there|somewhere|together|far|close|by|alone|without))",
-        0.85,
-        negatable=False,
-    ),
-    cue(
-        r"\b(?:don'?t|do not|dont|no longer) (?:really )?(?:want|wanna) (?:to )?be "
-        r"(?:here|around)(?: any ?more| no more)\b",
-        0.9,
-        negatable=False,
-    ),
-    cue(
-        r"\b(?:don'?t|do not|dont) (?:really )?(?:want|wanna) (?:to )?be here\b",
-        0.5,
-        negatable=False,
-    ),
-    cue(
-        r"\bno (?:point|reason|purpose|use) (?:in |to |of |for )?(?:living|live|life|being alive"
-        r"|going on|go on|keep(?:ing)? going|exist(?:ing)?|be(?:ing)? here|wak(?:e|ing) up"
-        r"|stay(?:ing)? alive|trying any ?more)\b",
-        0.85,
-        negatable=False,
-    ),
-    cue(
-        r"\b(?:what'?s|whats|what is) the point (?:of|in) (?:living|life|being alive|going on"
-        r"|existing|staying alive)\b",
-        0.85,
-    ),
-    cue(
-        r"\b(?:what'?s|whats|what is) the point (?:of|in) (?:anything|any of (?:this|it)"
-        r"|trying|it all)\b",
-        0.45,
-    ),
-    cue(r"\b(?:tired|sick) of (?:living|being alive|existing|life|being here)\b", 0.8),
-    cue(r"\bdone with (?:life|living|everything|it all|this life|this world)\b", 0.7),
-    cue(
-        r"\bcan'?t (?:do this|go on|take (?:it|this)|keep going|live like this|cope)"
-        r"(?: any ?more| much longer)?\b",
-        0.45,
-        negatable=False,
-    ),
-    cue(r"\b(?:goodbye|bye) (?:everyone|world|forever|all|cruel)\b", 0.6),
-    cue(
-        r"\b(?:said|saying|say|said all) (?:my )?goodbyes?\b|\bgave away my (?:stuff|things"
-        r"|belongings)\b",
-        0.7,
-    ),
-    cue(
-        r"\b(?:finally|gonna|going to|ready to) (?:finally )?do it\b|\btonight'?s the night\b", 0.35
-    ),
-    cue(r"\b(?:goodbye|farewell|final|last) (?:letters?|notes?|messages?)\b", 0.75),
-    cue(r"\b(?:want|need) (?:it|everything|it all|the pain|this) to (?:stop|end) forever\b", 0.8),
-    cue(r"\b(?:disappear|vanish|sleep) forever\b|\b(?:never|not) (?:wak(?:e|ing)|woke) up\b", 0.7),
-    cue(r"\bi'?m (?:such )?a burden\b|\b(?:everyone|everybody)'?s? burden\b", 0.3),
-    # means and plans
-    cue(r"\b(?:overdos(?:e|ed|ing)|od'?d|lethal dose|painless(?: way)?s?)\b", 0.6),
-    cue(
-        r"\bways to (?:die|kill myself|end it|end my life|go)\b|\bhow to (?:kill myself|die"
-        r"|end it|end my life|overdose)\b",
-        0.85,
-    ),
-    cue(
-        r"\bpills? (?:saved|stockpiled|hoarded|ready|lined up)\b|\b(?:saved|saving|stockpil\w*"
-        r"|hoard\w*|collecting) (?:up )?(?:the |my |all |some |a lot of )?(?:\w+ )?(?:pills|meds"
-        r"|tablets|antidepressants|painkillers|opioids|insulin|prescriptions?|medications?)\b",
-        0.8,
-    ),
-    cue(
-        r"\b(?:took|take|taking|swallowed|swallow|swallowing|downed|ate) (?:a (?:bunch|handful|lot"
-        r"|load|whole bottle|bottle)|all|every|the whole|too many|\d+|loads|lots) (?:of )?"
-        r"(?:[\w']+ ){0,3}(?:pills|meds|tablets|medication|painkillers|sleeping pills|paracetamol"
-        r"|tylenol|ibuprofen)\b",
-        0.85,
-    ),
-    cue(
-        r"\b(?:drive|driving|drove|crash(?:ing)?|steer(?:ing)?) (?:my |the )?(?:car )?(?:into|off)"
-        r" (?:a |the |an )?(?:wall|tree|bridge|cliff|traffic|truck|river|lake|oncoming)\b",
-        0.8,
-    ),
-    cue(
-        r"\b(?:parking garage|rooftop|roof|bridge|balcony|ledge|cliff|train tracks|railway"
-        r"|tracks)\b",
-        0.25,
-    ),
-    cue(r"\bhow (?:high|tall|far down|deep)\b", 0.35),
-    cue(
-        r"\b(?:sleeping )?pills? would be\b|\bhow many (?:of )?(?:my )?(?:\w+ )?(?:pills|meds"
-        r"|tablets)\b",
-        0.5,
-    ),
-    cue(
-        r"\b(?:jump(?:ing)?|throw(?:ing)? myself) (?:off|from|in front of) (?:a |the |my )?"
-        r"(?:\w+ )?(?:bridge|roof|building|train|balcony|cliff|window|car|bus)\b",
-        0.85,
-    ),
-    cue(r"\b(?:noose|rope|razor|blade)\b", 0.3),
-    cue(
-        r"\btonight is the night\b|\bhow i'?d do it\b|\b(?:planned|plan(?:ning)?) (?:it|how|my"
-        r" death|to do it)\b",
-        0.45,
-    ),
-    # violence, towards others or against the writer
-    cue(
-        r"\b(?:going to|gonna|want to|wanna|will|'ll|plan to|about to|ready to|could) "
-        r"(?:kill|hurt|stab|shoot|murder|strangle|beat up|attack) (?:him|her|them|someone"
-        r"|somebody|everyone|people|you|my \w+|anyone|that \w+|this \w+)\b",
-        0.6,
-    ),
-    cue(
-        r"\b(?:hits?|hitting|beats?|beating|beat|chokes?|choked|choking|hurts?|abuses?"
-        r"|abused|kicks?|kicked|slaps?|slapped|threatens?|threatened) me\b",
-        0.55,
-        "any",
-    ),
-    cue(
-        r"\b(?:he'?ll|she'?ll|they'?ll|he will|she will|they will|he'?d|she'?d|they'?d|he would"
-        r"|she would|they would|he said he'?d|she said she'?d) (?:\w+ )?(?:kill|hurt|hit|beat|stab"
-        r"|shoot) me\b|\bthreat(?:en|ens|ened|ening)? (?:me |to )?(?:to )?(?:kill|hurt)\b",
-        0.6,
-        "any",
-    ),
-    cue(
-        r"\b(?:scared|afraid|terrified|worried) (?:that )?(?:he|she|they|he'?ll|she'?ll"
-        r"|they'?ll)(?: will| is going to| might| could)? (?:kill|hurt|hit) me\b",
-        0.8,
-        "any",
-    ),
-    cue(r"\b(?:knife|gun|rifle|pistol|weapon|bullets?)\b", 0.3),
-    cue(r"\b(?:i'?m (?:dead )?serious|i mean it|not joking|not kidding)\b", 0.2),
-    # any death word at all: weak on its own, so that two signals are needed to interrupt;
-    # "my friend" / fiction framing scale it down like any other match
-    cue(
-        r"\b(?:die|dying|died|dead|death|kill|killing|killed|suicide|cut myself|wanna die"
-        r"|end myself|not be alive|alive|existing|exist)\b",
-        0.3,
-    ),
-)
+CUES: Final[tuple[Cue, ...]] = ENGLISH + PASSIVE + WORLD
 
 POLICY: Final = Policy(
     negated=0.25,
@@ -423,9 +49,17 @@ POLICY: Final = Policy(
 
 
 def read_safety(text: Text) -> Reading:
-    suppress = find_spans(text, lexicon.IDIOMS)
-    fiction = find_spans(text, lexicon.FICTION)
-    reading = score(text, CUES, POLICY, suppress=suppress, fiction=fiction)
+    respelled = safety_text(text)
+    suppress = find_spans(respelled, lexicon.IDIOMS) + find_spans(respelled, SAFETY_IDIOMS)
+    fiction = find_spans(respelled, lexicon.FICTION)
+    reading = score(
+        respelled,
+        CUES,
+        POLICY,
+        suppress=suppress,
+        fiction=fiction,
+        ordinary=ordinary_spans(respelled),
+    )
     own = [h.weight for h in reading.hits if h.person in ("first", "implicit")]
     reading.signals["first_person"] = noisy_or(own)
     if own and reading.probability > 0:

@@ -62,6 +62,9 @@ class Cue:
     ``negatable``: False for cues that carry their own negation ("don't want to live").
     ``not_after``: a regex tested against the 40 characters before the match (anchored at
     its end with ``$``); when it matches, the match is ignored ("I always *forget it*").
+    ``contextual``: the phrase is ambiguous on its own ("I don't want to be here anymore",
+    "I want it to be over"): a match inside an *ordinary* span (a sentence about a meeting, a
+    party, the weather — see ``read(ordinary=...)``) is dropped.
     """
 
     pattern: re.Pattern[str]
@@ -69,6 +72,7 @@ class Cue:
     person: CuePerson = "subject"
     negatable: bool = True
     not_after: re.Pattern[str] | None = None
+    contextual: bool = False
 
 
 def cue(
@@ -79,6 +83,7 @@ def cue(
     negatable: bool = True,
     not_after: str | None = None,
     flags: int = 0,
+    contextual: bool = False,
 ) -> Cue:
     """Compile a cue once (at import time of the sensor module)."""
     return Cue(
@@ -87,6 +92,7 @@ def cue(
         person,
         negatable,
         re.compile(f"(?:{not_after})$") if not_after else None,
+        contextual,
     )
 
 
@@ -186,8 +192,10 @@ def scan(
     *,
     suppress: Sequence[tuple[int, int]] = (),
     fiction: Sequence[tuple[int, int]] = (),
+    ordinary: Sequence[tuple[int, int]] = (),
 ) -> list[Hit]:
-    """Every cue match in ``text``, each scaled by ``policy``; suppressed matches dropped."""
+    """Every cue match in ``text``, each scaled by ``policy``; suppressed matches dropped,
+    and so are matches of contextual cues inside an ``ordinary`` span."""
     hits: list[Hit] = []
     for c in cues:
         for count, m in enumerate(c.pattern.finditer(text.folded)):
@@ -195,6 +203,8 @@ def scan(
                 break
             start, end = m.span()
             if end <= start or overlaps(start, end, suppress):
+                continue
+            if c.contextual and overlaps(start, end, ordinary):
                 continue
             if c.not_after is not None and c.not_after.search(
                 text.folded, max(0, start - 40), start
@@ -246,14 +256,18 @@ def read(
     *,
     suppress: Sequence[tuple[int, int]] = (),
     fiction: Sequence[tuple[int, int]] = (),
+    ordinary: Sequence[tuple[int, int]] = (),
 ) -> Reading:
     """Scan, group, combine by noisy-or, and collect evidence / counterevidence spans.
 
     A match that was negated counts (at its reduced weight) but is shown as
     counterevidence — the negated phrase ("don't want to die") — not as evidence.
+    ``ordinary`` spans (which drop contextual cues) are shown as counterevidence when they
+    dropped something.
     """
     reading = Reading()
-    hits = strongest_per_group(scan(text, cues, policy, suppress=suppress, fiction=fiction))
+    found = scan(text, cues, policy, suppress=suppress, fiction=fiction, ordinary=ordinary)
+    hits = strongest_per_group(found)
     reading.hits = hits
     reading.probability = noisy_or(h.weight for h in hits)
     for hit in sorted(hits, key=lambda h: -h.weight):
@@ -276,6 +290,18 @@ def read(
             reading.note("second person")
     for span in suppress:
         reading.against(text.span(*span))
+    if ordinary:
+        dropped = [
+            span
+            for span in ordinary
+            for c in cues
+            if c.contextual
+            for m in c.pattern.finditer(text.folded, *span)
+            if m.end() > m.start()
+        ]
+        for span in dict.fromkeys(dropped):
+            reading.against(text.span(*span))
+            reading.note("ordinary context")
     if fiction and any(h.fiction for h in hits):
         reading.against(text.span(*fiction[0]))
         reading.note("fiction/information")

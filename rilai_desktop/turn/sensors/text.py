@@ -185,6 +185,13 @@ PEOPLE_NOUNS: Final = frozenset(
 )
 
 
+# Works the writer owns but does not live in: "the character in *my novel*".
+WORKS: Final = frozenset(
+    {"novel", "book", "story", "script", "screenplay", "poem", "song", "game", "campaign"}
+    | {"fic", "fanfic", "comic", "manga", "play", "essay", "film", "movie", "show", "series"}
+)
+
+
 @dataclass(frozen=True)
 class Text:
     """One message, normalised once; every sensor reads the same instance."""
@@ -248,6 +255,13 @@ def normalise(raw: object) -> Text:
     origin.append(len(clean))
     quoted = tuple(m.span() for m in _QUOTED.finditer(folded_text))
     return Text(clean, folded_text, tuple(origin), truncated, quoted)
+
+
+def rebuild(clean: str, folded: str, origin: tuple[int, ...], truncated: bool) -> Text:
+    """A :class:`Text` over a rewritten ``folded`` string (``origin`` maps each of its
+    characters back into ``clean``, plus the end sentinel); quotations are found again."""
+    quoted = tuple(m.span() for m in _QUOTED.finditer(folded))
+    return Text(clean, folded, origin, truncated, quoted)
 
 
 # ── context around one match ──────────────────────────────────────────────────
@@ -329,9 +343,14 @@ def person(text: Text, start: int) -> Person:
     "my friend said *she* wants to die" → third; "he makes *me* feel worthless" → first;
     "*you* seem sad" → second; no person word at all ("wanna die tbh") → implicit, which the
     sensors treat like the first person (a chat message is about its writer by default).
+    "my" before a work ("the character in *my novel*") does not make the state the writer's.
     """
-    for tok in reversed(tokens_before(text, start, 12, clause=False)):
-        word = tok.group()
+    toks = tokens_before(text, start, 12, clause=False)
+    for i in range(len(toks) - 1, -1, -1):
+        word = toks[i].group()
+        following = toks[i + 1].group() if i + 1 < len(toks) else ""
+        if word in ("my", "our") and following in WORKS:
+            continue
         if word in FIRST_PERSON:
             return "first"
         if word in SECOND_PERSON:

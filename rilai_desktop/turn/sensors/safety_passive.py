@@ -230,7 +230,8 @@ PASSIVE: Final[tuple[Cue, ...]] = (
         0.85,
     ),
     cue(
-        r"\b(?:what'?s|what is|whats) the (?:use|sense) (?:of|in) (?:living|being alive|going on"
+        r"\b(?:what'?s|what is|whats) the (?:use|sense|point) (?:of|in) (?:living|being alive"
+        r"|going on(?!\s+(?:a|an|the|this|that|my|our|with|about|holiday|vacation|trips?|dates?)\b)"
         r"|existing|life|trying to live|staying alive)\b",
         0.85,
     ),

@@ -156,6 +156,14 @@ def build_parser() -> argparse.ArgumentParser:
         "--eval", metavar="FILE", help="a labelled JSONL set: precision/recall/AUROC per sensor"
     )
     sense.add_argument("--split", default="test", metavar="tune|test|all", help="default test")
+    sense.add_argument(
+        "--public",
+        metavar="ROWS",
+        help="--eval: public test rows (default data/public/sensor_rows.jsonl)",
+    )
+    sense.add_argument(
+        "--rules-only", action="store_true", help="--eval: skip the learned layer (no MiniLM)"
+    )
 
     bench = sub.add_parser("bench", parents=[common], help="benchmarks against bare libraries")
     bench.add_argument("name", choices=["eventlog", "llm", "memory", "turn", "daemon"])

@@ -3,6 +3,7 @@
     rilai sense TEXT [--json]                    one message: a table, or one JSON object
     rilai sense --jsonl FILE                     many messages: JSON Lines in, JSON Lines out
     rilai sense --eval FILE [--split test] [--json]   precision / recall / AUROC per sensor
+        [--public ROWS] [--rules-only]           + rules vs rules + learned layer (AUROC)
 
 No model, no database: the sensors are regex and lexicons, so this runs anywhere, fast.
 
@@ -24,6 +25,7 @@ from typing import Any
 
 from rilai_desktop.commands._context import Context
 from rilai_desktop.commands.output import emit_json, table
+from rilai_desktop.commands.sense_learned import learned_section
 from rilai_desktop.contracts.sensor import SENSOR_NAMES, SensorOutput
 from rilai_desktop.errors import RilaiError
 from rilai_desktop.jsonl import object_lines
@@ -164,7 +166,8 @@ def _eval(args: Namespace, ctx: Context, sensors: FastSensors) -> int:
         ) from None
     metrics = evaluate(sensors, rows, split)
     if ctx.json:
-        emit_json({"file": str(path), "split": split, "sensors": metrics})
+        learned = learned_section(args, ctx, rows, split)
+        emit_json({"file": str(path), "split": split, "sensors": metrics, "learned": learned})
         return 0
     body = [
         (
@@ -180,6 +183,7 @@ def _eval(args: Namespace, ctx: Context, sensors: FastSensors) -> int:
     ]
     print(f"{path} — split: {split}")
     print(table(body, ["sensor", "n", "pos", "threshold", "precision", "recall", "auroc"]))
+    learned_section(args, ctx, rows, split)
     return 0
 
 

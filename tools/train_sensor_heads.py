@@ -9,7 +9,8 @@ MiniLM embedding (numpy, Newton's method), trained on the TRAIN rows only. Chose
 DEV rows (never on test): the regularisation (dev AUROC of the head alone), then the blend
 weight β of ``p = (1 − β)·rule + β·head`` (dev AUROC of the blend), among the β that keep
 the project's own TUNE split (tests/data/sensors/labelled.jsonl) at least as good as the
-rules alone (AUROC within 0.005, and for safety_risk the same recall at the threshold).
+rules alone: AUROC within 0.005, and neither recall nor precision at the sensor's
+threshold lower.
 The test rows are only read by ``rilai sense --eval``.
 
 Sources whose licence is not stated are left out of training unless ``--allow-unlicensed``.
@@ -40,6 +41,7 @@ SOURCES = REPO / "data" / "public" / "sources.json"
 LAMBDAS = (0.01, 0.1, 1.0, 10.0)
 BETAS = tuple(round(0.05 * i, 2) for i in range(21))
 TUNE_SLACK = 0.005
+PRECISION_SLACK = 0.0
 
 Matrix = np.ndarray
 
@@ -125,7 +127,7 @@ def main(argv: list[str] | None = None) -> int:
         r_proj = [rule(p.text, sensor) for p in proj]
         y_proj = [p.label for p in proj]
         base_auc = auroc(r_proj, y_proj)
-        base_recall = precision_recall(r_proj, y_proj, THRESHOLDS[sensor])[1]
+        base_precision, base_recall = precision_recall(r_proj, y_proj, THRESHOLDS[sensor])
         chosen = (auroc(r_dev, yd) or 0.0, 0.0)
         for beta in BETAS:
             blended = [blend(sensor, r, float(q), beta) for r, q in zip(r_dev, q_dev, strict=True)]
@@ -136,8 +138,10 @@ def main(argv: list[str] | None = None) -> int:
                 ]
                 if (auroc(on_proj, y_proj) or 0.0) < base_auc - TUNE_SLACK:
                     continue
-                recall = precision_recall(on_proj, y_proj, THRESHOLDS[sensor])[1]
-                if sensor == "safety_risk" and (recall or 0.0) < (base_recall or 0.0):
+                precision, recall = precision_recall(on_proj, y_proj, THRESHOLDS[sensor])
+                if (recall or 0.0) < (base_recall or 0.0):
+                    continue
+                if (precision or 0.0) < (base_precision or 0.0) - PRECISION_SLACK:
                     continue
             if score > chosen[0] + 1e-9:
                 chosen = (score, beta)

@@ -15,6 +15,7 @@ import pytest
 from rilai_desktop.contracts.sensor import SENSOR_NAMES
 from rilai_desktop.turn.sensors import FastSensors
 from rilai_desktop.turn.sensors.learned import (
+    DECISION_FLOOR,
     STRONG_RULE,
     Head,
     HeadsError,
@@ -119,9 +120,12 @@ def test_blend_never_lowers_a_strong_safety_rule() -> None:
     # where the rules are unsure the learned head may lower or raise it
     assert blend("safety_risk", 0.3, 0.0, 0.5) == pytest.approx(0.15)
     assert blend("safety_risk", 0.1, 1.0, 0.5) == pytest.approx(0.55)
-    # other sensors: the plain blend, both ways
-    assert blend("vulnerability", 0.9, 0.0, 0.5) == pytest.approx(0.45)
+    # other sensors: the plain blend, both ways, but a rule hit stays a hit
+    assert blend("vulnerability", 0.9, 0.0, 0.5) == pytest.approx(DECISION_FLOOR)
+    assert blend("vulnerability", 0.9, 0.2, 0.5) == pytest.approx(0.55)
+    assert blend("vulnerability", 0.4, 0.0, 0.5) == pytest.approx(0.2)
     assert blend("rupture", 0.0, 1.0, 0.25) == pytest.approx(0.25)
+    assert blend("rupture", 0.0, 1.0, 0.75) == pytest.approx(0.75)
 
 
 def test_without_a_learned_layer_the_rules_are_unchanged() -> None:
@@ -157,9 +161,13 @@ def test_learned_layer_can_lower_other_sensors() -> None:
     text = "I feel so alone and sad tonight"
     rules = FastSensors().read_rules(text)
     out = layered(beta=0.5).read(text)
-    assert rules["vulnerability"].probability >= 0.5
-    assert out["vulnerability"].probability < rules["vulnerability"].probability
+    assert rules["vulnerability"].probability > DECISION_FLOOR
+    assert DECISION_FLOOR <= out["vulnerability"].probability < rules["vulnerability"].probability
     assert out["vulnerability"].evidence == rules["vulnerability"].evidence
+    unsure = "i guess i'm a bit down"  # a weak rule reading may go down to the head's
+    weak = FastSensors().read_rules(unsure)["vulnerability"].probability
+    if 0 < weak < DECISION_FLOOR:
+        assert layered(beta=0.5).read(unsure)["vulnerability"].probability < weak
 
 
 def test_a_failing_embedder_leaves_the_rules(caplog: pytest.LogCaptureFixture) -> None:

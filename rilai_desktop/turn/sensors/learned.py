@@ -11,7 +11,9 @@ and the reading keeps the rule's evidence, with ``learned 0.83`` added to its no
 
 Safety is recall-first, whatever the file says: for ``safety_risk`` a rule reading at or
 above ``STRONG_RULE`` (the interrupt threshold) is a floor — the learned part can raise it
-but never lower it; below that (the rules unsure) the blend may go either way.
+but never lower it; below that (the rules unsure) the blend may go either way. For the other
+sensors a rule reading at or above the decision threshold (``DECISION_FLOOR``) stays at or
+above it: the learned part can add hits and reorder them, never undo the rules' hits.
 
 Nothing here imports torch: the embedding comes through ``TextEmbedder`` (a callable
 ``text -> vector``) that the composition root supplies; without one, or without a heads
@@ -38,6 +40,9 @@ log = logging.getLogger(__name__)
 HEADS_FILE: Final[Path] = Path(__file__).with_name("heads.npz")
 STRONG_RULE: Final[float] = 0.5  # = SAFETY_INTERRUPT_THRESHOLD: a rule hit the blend keeps
 FLOORED: Final[frozenset[str]] = frozenset({"safety_risk"})
+# the decision threshold of every sensor a head exists for (fast.THRESHOLDS; humor_masking,
+# 0.4, has no head): a rule hit stays a hit
+DECISION_FLOOR: Final[float] = 0.5
 MAX_EMBED_CHARS: Final[int] = 2000  # MiniLM reads ~256 tokens; the rest would be cut anyway
 
 
@@ -129,10 +134,14 @@ def load_default_heads() -> SensorHeads | None:
 
 
 def blend(sensor: str, rule: float, learned: float, beta: float) -> float:
-    """The documented blend; ``safety_risk`` never drops below a strong rule reading."""
+    """The documented blend. ``safety_risk`` never drops below a strong rule reading; for
+    the other sensors a rule reading at or above the decision threshold stays at or above
+    it (the learned part reorders the rules' hits, it does not undo them)."""
     p = (1.0 - beta) * rule + beta * learned
     if sensor in FLOORED and rule >= STRONG_RULE:
         p = max(p, rule)
+    elif rule >= DECISION_FLOOR:
+        p = max(p, DECISION_FLOOR)
     return min(1.0, max(0.0, p))
 
 

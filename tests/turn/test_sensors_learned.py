@@ -210,3 +210,19 @@ def test_notes_stay_within_the_contract() -> None:
             assert "learned" in out[name].notes
         else:
             assert out[name].notes == long_note[name].notes
+
+
+def test_composition_root_wires_the_layer_only_when_the_embedder_fits() -> None:
+    from rilai_desktop.app import build_sensors
+    from rilai_desktop.memory.embedding import FakeEmbedder
+
+    assert build_sensors(None).learned is None
+    assert build_sensors(FakeEmbedder(dimension=256)).learned is None  # hash backend
+    fitting = FakeEmbedder(dimension=384)  # the shipped heads' dimension (MiniLM's)
+    sensors = build_sensors(fitting)
+    assert sensors.learned is not None
+    out = sensors.read("I feel so alone tonight")
+    assert "learned" in out["vulnerability"].notes
+    assert fitting.encoded_texts == 1
+    sensors.read("I feel so alone tonight")
+    assert fitting.encoded_texts == 1  # the embedder's cache: embedded once

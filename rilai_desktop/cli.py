@@ -164,6 +164,11 @@ def build_parser() -> argparse.ArgumentParser:
     sense.add_argument(
         "--rules-only", action="store_true", help="--eval: skip the learned layer (no MiniLM)"
     )
+    sense.add_argument(
+        "--learned",
+        action="store_true",
+        help="TEXT/--jsonl: add the learned layer, as the app runs it (loads MiniLM)",
+    )
 
     bench = sub.add_parser("bench", parents=[common], help="benchmarks against bare libraries")
     bench.add_argument("name", choices=["eventlog", "llm", "memory", "turn", "daemon"])

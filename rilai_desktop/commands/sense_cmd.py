@@ -1,6 +1,6 @@
 """`rilai sense`: run the nine fast sensors from the terminal (docs/sensors.md).
 
-    rilai sense TEXT [--json]                    one message: a table, or one JSON object
+    rilai sense TEXT [--json] [--learned]        one message: a table, or one JSON object
     rilai sense --jsonl FILE                     many messages: JSON Lines in, JSON Lines out
     rilai sense --eval FILE [--split test] [--json]   precision / recall / AUROC per sensor
         [--public ROWS] [--rules-only]           + rules vs rules + learned layer (AUROC)
@@ -25,7 +25,7 @@ from typing import Any
 
 from rilai_desktop.commands._context import Context
 from rilai_desktop.commands.output import emit_json, table
-from rilai_desktop.commands.sense_learned import learned_section
+from rilai_desktop.commands.sense_learned import learned_section, sensors_with_learned_layer
 from rilai_desktop.contracts.sensor import SENSOR_NAMES, SensorOutput
 from rilai_desktop.errors import RilaiError
 from rilai_desktop.jsonl import object_lines
@@ -199,6 +199,8 @@ def run(args: Namespace, ctx: Context) -> int:
             f"rilai sense needs exactly one of TEXT, --jsonl or --eval: {problem}"
         )
     sensors = FastSensors()
+    if args.eval is None and getattr(args, "learned", False):
+        sensors = sensors_with_learned_layer(ctx)
     if args.eval is not None:
         return _eval(args, ctx, sensors)
     if args.jsonl is not None:

@@ -17,6 +17,7 @@ part says how to build them.
 
 from __future__ import annotations
 
+import sys
 from argparse import Namespace
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -86,6 +87,15 @@ def _warm(embedder: Any, examples: Sequence[Example]) -> None:
     ]
     for i in range(0, len(texts), 256):
         service.embed(texts[i : i + 256])
+
+
+def sensors_with_learned_layer(ctx: Context) -> FastSensors:
+    """`rilai sense TEXT --learned`: the sensors as the app runs them (or why not, on stderr)."""
+    layer, _, why = _learned_layer(ctx)
+    if layer is None:
+        print(f"learned layer: skipped — {why}", file=sys.stderr)
+        return FastSensors()
+    return FastSensors(learned=layer)
 
 
 def _fmt(value: float | None) -> str:

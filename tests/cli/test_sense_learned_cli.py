@@ -89,3 +89,10 @@ def test_hash_backend_runs_the_rules_alone(run: Run, public: Path) -> None:
     learned = result.json()["learned"]
     assert learned["active"] is False
     assert "hash" in learned["skipped"]
+
+
+def test_one_text_with_learned_flag_falls_back_to_the_rules(run: Run) -> None:
+    result = run("--set", "embedding.backend=hash", "sense", "I feel so alone", "--learned")
+    assert result.code == 0, result
+    assert "learned layer: skipped" in result.err
+    assert any(line.startswith("vulnerability") for line in result.out.splitlines())

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from rilai_desktop.memory.embedding import EmbeddingService, FakeEmbedder
     from rilai_desktop.memory.manager import MemoryManager
     from rilai_desktop.turn.runner import TurnRunner
+    from rilai_desktop.turn.sensors import FastSensors
 from rilai_desktop.contracts import EventKind
 from rilai_desktop.llm.manifest import ModelEntry, load_manifest
 from rilai_desktop.llm.port import LLM
@@ -169,6 +170,28 @@ def build_memory(
     return manager
 
 
+def build_sensors(embedder: Any | None) -> FastSensors:
+    """The fast sensors, with the learned layer when ``embedder`` fits the shipped heads.
+
+    ``embedder`` is memory's (MiniLM, loaded once and shared: its LRU cache also means the
+    message is embedded once for sensing and recall). Without one, with the hash backend
+    (another dimension) or without a heads file, the rules run alone.
+    """
+    from rilai_desktop.turn.sensors import FastSensors
+    from rilai_desktop.turn.sensors.learned import LearnedLayer, load_default_heads
+
+    if embedder is None:
+        return FastSensors()
+    heads = load_default_heads()
+    if heads is None or getattr(embedder, "dimension", None) != heads.dimension:
+        return FastSensors()
+
+    def embed(text: str) -> Any:
+        return embedder.embed([text])[0]
+
+    return FastSensors(learned=LearnedLayer(embed, heads))
+
+
 @dataclass
 class Companion:
     """Everything a conversation needs: the log, the models, memory and the turn runner."""
@@ -207,6 +230,7 @@ def build_companion(core: Core, *, session_id: str | None = None) -> Companion:
         relay=relay,
         session_id=session_id,
         agent_workers=core.settings.llm.agent_workers,
+        sensors=build_sensors(memory.embedder),
     )
     return Companion(core, router, memory, runner)
 

@@ -161,6 +161,19 @@ def build_parser() -> argparse.ArgumentParser:
         " recall of ideation and false positives); no FILE: the project's two sets",
     )
     sense.add_argument("--split", default="test", metavar="tune|test|all", help="default test")
+    sense.add_argument(
+        "--public",
+        metavar="ROWS",
+        help="--eval: public test rows (default data/public/sensor_rows.jsonl)",
+    )
+    sense.add_argument(
+        "--rules-only", action="store_true", help="--eval: skip the learned layer (no MiniLM)"
+    )
+    sense.add_argument(
+        "--learned",
+        action="store_true",
+        help="TEXT/--jsonl: add the learned layer, as the app runs it (loads MiniLM)",
+    )
 
     bench = sub.add_parser("bench", parents=[common], help="benchmarks against bare libraries")
     bench.add_argument("name", choices=["eventlog", "llm", "memory", "turn", "daemon"])

@@ -1,8 +1,9 @@
 """`rilai sense`: run the nine fast sensors from the terminal (docs/sensors.md).
 
-    rilai sense TEXT [--json]                    one message: a table, or one JSON object
+    rilai sense TEXT [--json] [--learned]        one message: a table, or one JSON object
     rilai sense --jsonl FILE                     many messages: JSON Lines in, JSON Lines out
     rilai sense --eval FILE [--split test] [--json]   precision / recall / AUROC per sensor
+        [--public ROWS] [--rules-only]           + rules vs rules + learned layer (AUROC)
     rilai sense --eval [--json]                  both project sets: labelled.jsonl and the
                                                  safety set (recall of ideation, false
                                                  positives on hard negatives, the bars)
@@ -27,6 +28,7 @@ from typing import Any
 
 from rilai_desktop.commands._context import Context
 from rilai_desktop.commands.output import emit_json, table
+from rilai_desktop.commands.sense_learned import learned_section, sensors_with_learned_layer
 from rilai_desktop.contracts.sensor import SENSOR_NAMES, SensorOutput
 from rilai_desktop.errors import RilaiError
 from rilai_desktop.jsonl import object_lines
@@ -157,7 +159,7 @@ def _eval(args: Namespace, ctx: Context, sensors: FastSensors) -> int:
             recovery_suggestions=["Use --split test (the default), --split tune or --split all"],
         )
     if not args.eval:
-        return _eval_default(split, ctx, sensors)
+        return _eval_default(args, split, ctx, sensors)
     path = Path(args.eval)
     rows = _labelled(path)
     metrics = evaluate(sensors, rows, split)
@@ -166,11 +168,13 @@ def _eval(args: Namespace, ctx: Context, sensors: FastSensors) -> int:
         out: dict[str, Any] = {"file": str(path), "split": split, "sensors": metrics}
         if safety is not None:
             out["safety"], out["bars"] = safety, safety["bars"]
+        out["learned"] = learned_section(args, ctx, rows, split)
         emit_json(out)
         return 0
     _print_metrics(path, split, metrics)
     if safety is not None:
         _print_safety(path, safety)
+    learned_section(args, ctx, rows, split)
     return 0
 
 
@@ -203,10 +207,12 @@ def _safety(path: Path, sensors: FastSensors) -> dict[str, Any] | None:
     return safety_report(sensors, rows) if rows else None
 
 
-def _eval_default(split: str, ctx: Context, sensors: FastSensors) -> int:
-    """No FILE: the per-sensor metrics of labelled.jsonl and the safety set's figures."""
+def _eval_default(args: Namespace, split: str, ctx: Context, sensors: FastSensors) -> int:
+    """No FILE: the per-sensor metrics of labelled.jsonl, the safety set's figures and the
+    learned layer's comparison (rules vs rules + learned, project and public rows)."""
     labelled, safety_set = DEFAULT_SETS
-    metrics = evaluate(sensors, _labelled(labelled), split)
+    rows = _labelled(labelled)
+    metrics = evaluate(sensors, rows, split)
     _labelled(safety_set)  # checked like any labelled set
     safety = _safety(safety_set, sensors)
     if safety is None:
@@ -220,12 +226,14 @@ def _eval_default(split: str, ctx: Context, sensors: FastSensors) -> int:
                 "sensors": metrics,
                 "safety": {"file": str(safety_set), **safety},
                 "bars": safety["bars"],
+                "learned": learned_section(args, ctx, rows, split),
             }
         )
         return 0
     _print_metrics(labelled, split, metrics)
     print()
     _print_safety(safety_set, safety)
+    learned_section(args, ctx, rows, split)
     return 0
 
 
@@ -291,6 +299,8 @@ def run(args: Namespace, ctx: Context) -> int:
             f"rilai sense needs exactly one of TEXT, --jsonl or --eval: {problem}"
         )
     sensors = FastSensors()
+    if args.eval is None and getattr(args, "learned", False):
+        sensors = sensors_with_learned_layer(ctx)
     if args.eval is not None:
         return _eval(args, ctx, sensors)
     if args.jsonl is not None:

@@ -33,9 +33,12 @@ def build_turn_runner(
     session_id: str | None = None,
     use_judge: bool = True,
     agent_workers: int = 1,
+    sensors: FastSensors | None = None,
 ) -> TurnRunner:
     """``agent_workers`` > 1 runs a wave's agents on that many instances of the agents'
-    model at once (``llm.agent_workers``; the fakes' tests keep 1 unless they test it)."""
+    model at once (``llm.agent_workers``; the fakes' tests keep 1 unless they test it).
+    ``sensors``: the fast sensors (the app passes them with the learned layer; default the
+    rules alone)."""
     registry = load_registry(prompts_dir)
     system_text = load_system_text(prompts_dir)
     runner, *extra = [
@@ -55,7 +58,7 @@ def build_turn_runner(
     return TurnRunner(
         events=events,
         memory=memory,
-        sensors=FastSensors(),
+        sensors=sensors if sensors is not None else FastSensors(),
         waves=waves,
         speaking=speaking,
         relay=relay,

@@ -15,6 +15,10 @@ Two thresholds act on the readings in the turn runner:
 
 ``THRESHOLDS`` holds one documented decision threshold per sensor; the evaluation
 (``evaluation.py``, ``rilai sense --eval``) reports precision and recall at it.
+
+``FastSensors(learned=LearnedLayer(embed, heads))`` adds the learned layer (``learned.py``):
+per-sensor heads over the message's embedding blended with the rules' readings. Without it
+(tests with fakes, no embedding model) the rules run alone, unchanged.
 """
 
 from __future__ import annotations
@@ -28,6 +32,7 @@ from rilai_desktop.turn.sensors.advice import read_advice
 from rilai_desktop.turn.sensors.affect import read_humor_masking, read_vulnerability
 from rilai_desktop.turn.sensors.ambiguity import EMPTY_AMBIGUITY, read_ambiguity
 from rilai_desktop.turn.sensors.injection import read_injection
+from rilai_desktop.turn.sensors.learned import LearnedLayer
 from rilai_desktop.turn.sensors.rupture import read_rupture
 from rilai_desktop.turn.sensors.safety import read_safety
 from rilai_desktop.turn.sensors.scoring import Reading
@@ -75,10 +80,23 @@ def _fallback(name: str) -> SensorOutput:
 
 
 class FastSensors:
-    """The nine fast sensors. Stateless and cheap to build; regexes compile at import."""
+    """The nine fast sensors. Stateless and cheap to build; regexes compile at import.
+
+    ``learned``: the optional learned layer over the rules (None: the rules alone).
+    """
+
+    def __init__(self, learned: LearnedLayer | None = None) -> None:
+        self.learned = learned
 
     def read(self, text: str) -> dict[str, SensorOutput]:
         """All nine readings for ``text``, keyed and ordered as ``SENSOR_NAMES``; never raises."""
+        rules = self.read_rules(text)
+        if self.learned is None or not isinstance(text, str) or normalise(text).is_blank():
+            return rules
+        return self.learned.apply(text, rules)
+
+    def read_rules(self, text: str) -> dict[str, SensorOutput]:
+        """The rules' readings alone (what ``read`` returns without a learned layer)."""
         try:
             norm = normalise(text)
         except Exception:  # pragma: no cover - normalise is total; this is the last guard

@@ -140,6 +140,8 @@ _MEMORY_QUESTION = re.compile(
     r"(?:what|where|who|when|which|how|why|if|that|my|me|about|the|i|we)\b"
     r"|\b(?:remember|recall)\s+(?:what|where|who|when|which|my)\b[^.!]*\?"
     r"|\bwhat\s+(?:did|have)\s+i\s+(?:say|said|tell|told|mention|mentioned)\b"
+    r"|\b(?:did|have)\s+i\s+(?:ever\s+)?(?:tell|told|mention(?:ed)?)\s+you\s+(?:about\s+)?"
+    r"(?:my|what|where|who|when|which|the|her|his|their)\b"
     r"|\b(?:what|where|who|when)\s+did\s+i\s+(?:say|tell\s+you)\b"
     r"|\bwhat(?:'s|s|\s+is|\s+was)\s+my\s+\w+(?:'s)?(?:\s+(?:name|called|again))*\s*\?"
     r"|\bwhere\s+(?:did|do)\s+i\s+(?:say\s+i\s+)?(?:move|moved|live|work|grow\s+up)\b[^.!]*\?",

@@ -200,6 +200,7 @@ def test_prompt_injection_observes_stays_itself_and_ignores_steered_claims() -> 
         "what did I tell you about my job",
         "can you recall where I work?",
         "whats my dog's name again?",
+        "wait did i tell you my sister's name? what was it",
     ],
 )
 def test_a_question_about_what_rilai_remembers_is_answered_from_the_notes(text: str) -> None:

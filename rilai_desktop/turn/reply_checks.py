@@ -231,6 +231,11 @@ def check_reply(
     return found
 
 
+def help_desk_line(text: str) -> bool:
+    """A help-desk phrase in ``text`` ("If you have any questions…", "feel free to ask")."""
+    return bool(P.find(HELP_DESK, clean(text, _CAP), negation="none"))
+
+
 def kinds(findings: Sequence[ReplyFinding]) -> list[str]:
     """The distinct kinds among ``findings``, in :data:`REPLY_CHECK_KINDS` order."""
     present = {f.kind for f in findings}

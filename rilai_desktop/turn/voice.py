@@ -16,6 +16,7 @@ Nothing here raises on bad input; missing prompt files fall back to built-in tex
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -23,6 +24,7 @@ from typing import Final
 
 from rilai_desktop.turn.fallback import DEFAULT_VARIANTS, choose
 from rilai_desktop.turn.fallback import kind_of as fallback_kind
+from rilai_desktop.turn.reply_checks import help_desk_line
 from rilai_desktop.turn.state import TurnState
 from rilai_desktop.turn.voice_prompt import (
     INTENTS,
@@ -311,6 +313,25 @@ def _drop_half_sentence(text: str) -> str:
     return text
 
 
+def drop_help_desk_close(text: str) -> str:
+    """Drop the help-desk sentences a reply closes with ("If you have any questions or need
+    support, I'm here to help.") when what is left is still a real reply (at least
+    :data:`MIN_TRIMMED_WORDS` words). The 1.5B voice ends most replies that way; measured
+    on one turn, three whole regenerations (67 s) each ended in such a line and the turn
+    fell back to a template. A help-desk line inside the reply is left for the critics."""
+    starts = [0, *(m.end() for m in _SENTENCE_END.finditer(text))]
+    sentences = [text[a:b] for a, b in itertools.pairwise(starts)]
+    tail = text[starts[-1] :]
+    if tail.strip():
+        sentences.append(tail)
+    while len(sentences) > 1 and help_desk_line(sentences[-1]):
+        kept = "".join(sentences[:-1]).strip()
+        if len(kept.split()) < MIN_TRIMMED_WORDS:
+            break
+        sentences.pop()
+    return "".join(sentences).strip()
+
+
 def _strip_tokens(text: str) -> str:
     """Template tokens and runs of angle brackets (our markers' remnants), until none re-form."""
     for _ in range(8):
@@ -335,6 +356,7 @@ def clean_reply(text: str) -> str:
     text = _strip_leading(_WS.sub(" ", text).strip())
     text = _dedupe_sentences(_unquote(text))
     text = _drop_half_sentence(text).strip()
+    text = drop_help_desk_close(text)
     if len(text) > MAX_REPLY_CHARS:
         head = text[:MAX_REPLY_CHARS]
         end = _last_sentence_end(head)

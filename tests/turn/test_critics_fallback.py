@@ -43,8 +43,10 @@ def test_a_voice_that_keeps_leaking_ends_in_the_fallback_never_shown_as_it_is(ri
     assert critics[-1].payload["fallback"] is True
     failed = [r for r in critics[0].payload["results"] if not r["passed"]]
     reasons = " ".join(r["reason"] for r in failed)
-    # (the stub "Do not mention" was trimmed by clean_reply: 6+ words of reply were left)
-    for found in ("repeats its private notes", "any any", "you're feeling well"):
+    # (the stub "Do not mention" was trimmed by clean_reply: 6+ words of reply were left;
+    # so was the help-desk close "I'm here to keep you informed … any any matter …", so
+    # its doubled word no longer reaches the critics: test_reply_checks still catches it)
+    for found in ("repeats its private notes", "you're feeling well"):
         assert found in reasons, reasons
 
 

@@ -6,9 +6,12 @@ import itertools
 
 from rilai_desktop.contracts import EventKind
 from rilai_desktop.llm.errors import ModelCallError
+from rilai_desktop.llm.fake import ScriptedLLM
 from rilai_desktop.turn.agencies import ALWAYS_ON
+from rilai_desktop.turn.factory import build_turn_runner
+from rilai_desktop.turn.fakes import RoleModels
 from rilai_desktop.turn.state import VoiceDelta
-from tests.turn.conftest import Rig
+from tests.turn.conftest import PROMPTS, Rig
 
 K = EventKind
 
@@ -248,3 +251,32 @@ def test_the_voice_decodes_under_a_guard_that_bans_advice_only_when_advice_is_un
     asked = rig.voice.requests[-1].guard
     assert asked is not None and "Qwen" in asked.phrases
     assert "You should" not in asked.phrases
+
+
+class _Tiered(RoleModels):
+    """RoleModels that also says which tier each role uses (as the ModelRouter does)."""
+
+    def __init__(self, default: ScriptedLLM, roles: dict[str, ScriptedLLM], tiers: dict[str, str]):
+        super().__init__(default, roles)
+        self.tiers = tiers
+
+    def tier_for_role(self, role: str) -> str:
+        return self.tiers[role]
+
+
+def test_escalating_to_the_voices_own_tier_stays_on_the_voices_context(rig: Rig) -> None:
+    models = _Tiered(
+        rig.voice,
+        {"agents": rig.agents, "council": rig.council, "voice": rig.voice,
+         "escalation": rig.escalation},
+        {"agents": "small", "council": "medium", "voice": "large", "escalation": "large"},
+    )  # fmt: skip
+    runner = build_turn_runner(
+        events=rig.log, models=models, memory=rig.memory, prompts_dir=PROMPTS,
+        relay=rig.relay, use_judge=False,
+    )  # fmt: skip
+    rig.voice.default = "I feel so sad too. You should try yoga."
+    result = runner.run_turn("I don't want advice, I just feel really low today.")
+    assert result.escalated
+    assert rig.escalation.requests == []  # the same tier: no second context, no cold prompt
+    assert len(rig.voice.requests) >= 3

@@ -568,3 +568,17 @@ def test_built_in_texts_match_the_shipped_prompt_files() -> None:
     assert safety["resources"] == [voice.DEFAULT_RESOURCES]
     for kind, variants in voice.DEFAULT_SAFETY.items():
         assert set(variants) <= set(safety[kind])
+
+
+def test_a_help_desk_close_is_dropped_when_a_real_reply_is_left() -> None:
+    reply = (
+        "I'm sorry to hear about your dad. It sounds like a frightening few days for both of"
+        " you. If you have any questions or need support, I'm here to help."
+    )
+    assert clean_reply(reply) == (
+        "I'm sorry to hear about your dad. It sounds like a frightening few days for both of you."
+    )
+    # too little left, or the line is not the close: left whole for the critics
+    assert clean_reply("Hi! If you have any questions, feel free to ask!").endswith("ask!")
+    inside = "That sounds hard. I'm here to help you with anything. Evenings alone can be rough."
+    assert clean_reply(inside) == inside

@@ -1,4 +1,4 @@
-"""e2e fixtures: the real GGUF files `make test` installed (small and medium)."""
+"""e2e fixtures: the real GGUF files `make test` installed (small, medium and large)."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ def model_path(tier: str) -> Path:
     if not verify(entry, REAL_MODELS_DIR).ok:
         pytest.fail(
             f"the {tier} model is not installed in {REAL_MODELS_DIR}: "
-            f"run `make test` (it installs small and medium) or `rilai models install {tier}`"
+            f"run `make test` (it installs all three tiers) or `rilai models install {tier}`"
         )
     return entry.path_in(REAL_MODELS_DIR)
 

@@ -65,12 +65,14 @@ def build_router(
     def factory(entry: ModelEntry, path: Path, slot: str) -> LLM:
         # Parallel agent contexts already fill the cores: one thread each, prompt included.
         # Everything else runs alone and processes its prompt on llm.batch_threads.
+        # The voice speaks alone too: it decodes on llm.voice_threads.
         parallel = slot.startswith("agents#") and llm.agent_workers > 1
         batch = llm.threads if parallel else llm.batch_threads
+        threads = llm.voice_threads if slot == "voice" else llm.threads
         return LlamaCppModel(
             path,
             model_id=entry.id,
-            options=dataclasses.replace(options, n_threads_batch=batch),
+            options=dataclasses.replace(options, n_threads=threads, n_threads_batch=batch),
             expected_size=entry.size,
             on_event=on_event,
         )

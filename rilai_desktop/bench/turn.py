@@ -123,7 +123,7 @@ def _measure(companion: Any, ctx: Context, count: int) -> dict[str, Any]:
     voice_model = companion.router.for_role("voice")
     settings = ctx.loaded.settings.llm
     bare = BareVoice(
-        Path(voice_model.path), settings.threads, settings.n_ctx, settings.batch_threads
+        Path(voice_model.path), settings.voice_threads, settings.n_ctx, settings.batch_threads
     )
     bare.reply(WARM_UP, 8)
     turns: list[dict[str, Any]] = []
@@ -159,6 +159,7 @@ def _measure(companion: Any, ctx: Context, count: int) -> dict[str, Any]:
         )
     threads = {
         "llama": settings.threads,
+        "voice": settings.voice_threads,
         "batch": settings.batch_threads,
         "agent_workers": settings.agent_workers,
     }

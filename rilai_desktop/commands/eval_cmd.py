@@ -83,7 +83,7 @@ def _run_real(ctx: Context, conversations: list[Any], *, side: bool) -> list[dic
             if side:
                 voice: Any = fresh.router.for_role("voice")  # a LlamaCppModel: has .path
                 bare = BareVoice(
-                    Path(voice.path), settings.threads, settings.n_ctx, settings.batch_threads
+                    Path(voice.path), settings.voice_threads, settings.n_ctx, settings.batch_threads
                 )
                 plain = LlamaPlainChat(bare.llm, voice.model_id)
             return run_conversations(conversations, fresh, plain=plain, progress=_progress)

@@ -25,6 +25,7 @@ EXPECTED_KEYS = {
     "log_level",
     "llm.threads",
     "llm.batch_threads",
+    "llm.voice_threads",
     "llm.agent_workers",
     "llm.n_ctx",
     "llm.gpu_layers",

@@ -117,7 +117,7 @@ def path_of(models_dir: Path, tier: str) -> Path:
 def test_loading_is_lazy(make_router: Callable[..., ModelRouter], factory: Factory) -> None:
     router = make_router("small", "medium", "large")
     assert factory.calls == []
-    assert router.tier_for_role("voice") == "medium"  # resolving a role loads nothing
+    assert router.tier_for_role("voice") == "large"  # (the default voice tier) resolving a role loads nothing
     assert factory.calls == [] and router.loaded_models() == []
     model = router.for_tier("small")
     assert isinstance(model, ScriptedLLM) and isinstance(model, LLM)
@@ -185,7 +185,7 @@ def test_default_roles(make_router: Callable[..., ModelRouter]) -> None:
     assert {r: router.tier_for_role(r) for r in ROLES} == {
         "agents": "small",
         "council": "medium",
-        "voice": "medium",
+        "voice": "large",
         "escalation": "large",
         "extraction": "medium",
         "consolidation": "medium",
@@ -253,7 +253,7 @@ def test_medium_falls_back_to_small(
     make_router: Callable[..., ModelRouter], events: Events
 ) -> None:
     router = make_router("small", "large")
-    assert router.for_role("voice").model_id == "small-model"
+    assert router.for_role("council").model_id == "small-model"
     assert [(p["requested_tier"], p["failed_tier"]) for _, p in events] == [("medium", "medium")]
 
 

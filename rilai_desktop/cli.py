@@ -166,7 +166,20 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--messages", type=int, default=20, help="turn: how many of the 20")
     bench.add_argument("--hours", type=float, default=24.0, help="daemon: simulated hours of ticks")
     _add_daemon(sub, common)
+    _add_eval(sub, common)
     return parser
+
+
+def _add_eval(sub: Any, common: argparse.ArgumentParser) -> None:
+    """`rilai eval agents` (docs/agents.md, "What each agent changed")."""
+    ev = sub.add_parser("eval", parents=[common], help="measure what the turn's stages do")
+    ev_sub = ev.add_subparsers(dest="eval_command", metavar="WHAT", required=True)
+    agents = ev_sub.add_parser(
+        "agents",
+        parents=[_common_options(2)],
+        help="per agent, from the event log: calls, failures, labels, what it changed",
+    )
+    agents.add_argument("--session", help="only this session id")
 
 
 def _add_memory(sub: Any, common: argparse.ArgumentParser) -> None:
@@ -339,6 +352,10 @@ def dispatch(args: argparse.Namespace) -> int:
             from rilai_desktop.commands import nudges_cmd
 
             return nudges_cmd.run(args, ctx)
+        if command == "eval" and args.eval_command == "agents":
+            from rilai_desktop.commands import eval_agents
+
+            return eval_agents.run(args, ctx)
         if command == "bench":
             if args.name == "daemon":
                 from rilai_desktop.bench import daemon as daemon_bench

@@ -189,8 +189,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _add_eval(sub: Any, common: argparse.ArgumentParser) -> None:
-    """`rilai eval ...` (docs/eval.md)."""
-    ev = sub.add_parser("eval", parents=[common], help="measure replies on scripted conversations")
+    """`rilai eval replies|agents` (docs/eval.md; docs/agents.md, "What each agent changed")."""
+    ev = sub.add_parser("eval", parents=[common], help="measure what the turn and its stages do")
     ev_sub = ev.add_subparsers(dest="eval_command", metavar="WHAT", required=True)
     replies = ev_sub.add_parser(
         "replies",
@@ -207,6 +207,12 @@ def _add_eval(sub: Any, common: argparse.ArgumentParser) -> None:
     )
     replies.add_argument("--limit", type=int, metavar="N", help="only the first N conversations")
     replies.add_argument("--only", metavar="CATEGORY", help="only conversations of this category")
+    agents = ev_sub.add_parser(
+        "agents",
+        parents=[_common_options(2)],
+        help="per agent, from the event log: calls, failures, labels, what it changed",
+    )
+    agents.add_argument("--session", help="only this session id")
 
 
 def _add_memory(sub: Any, common: argparse.ArgumentParser) -> None:
@@ -379,6 +385,10 @@ def dispatch(args: argparse.Namespace) -> int:
             from rilai_desktop.commands import nudges_cmd
 
             return nudges_cmd.run(args, ctx)
+        if command == "eval" and args.eval_command == "agents":
+            from rilai_desktop.commands import eval_agents
+
+            return eval_agents.run(args, ctx)
         if command == "eval":
             from rilai_desktop.commands import eval_cmd
 

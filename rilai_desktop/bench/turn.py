@@ -146,7 +146,12 @@ def _measure(companion: Any, ctx: Context, count: int) -> dict[str, Any]:
                 "ttft_ms": result.ttft_ms,
                 "stage_ms": dict(result.state.stage_ms),
                 "tokens": result.state.tokens,
-                "agents": len(result.agents),
+                # chosen for this message: always-on + scheduled, not follow-ups (issue 16)
+                "agents": len({a.agent_id for a in result.agents if not a.followup}),
+                "agents_changed": bool(
+                    result.state.agent_influence.get("changed_decision")
+                    or result.state.agent_influence.get("changed_notes")
+                ),
                 "intent": result.as_dict()["council"]["intent"],
                 "reply_tokens": reply_tokens,
                 "plain_ms": plain_ms,
@@ -210,6 +215,8 @@ def _summarise(
         },
         "plain_ms": {"p50": round(_pct(plain_ms, 0.5)), "p95": round(_pct(plain_ms, 0.95))},
         "agents_per_turn": round(agents, 2),
+        # share of turns whose council decision or voice notes the agents changed
+        "agent_influence_share": round(sum(t["agents_changed"] for t in turns) / n, 3),
         "between_turns": {
             "warm_ms_p50": round(_pct(warm_ms, 0.5)),
             "warm_tokens_mean": round(statistics.mean(t["warm_tokens"] for t in turns), 1),
@@ -254,6 +261,7 @@ def _print(r: dict[str, Any]) -> None:
     )
     print(f"prompt tokens: {pt['cached']} cached of {pt['total']} ({pt['cached_share']:.0%})")
     print(f"agents per turn: {r['agents_per_turn']} (bar ≥ {BAR_AGENTS:g})")
+    print(f"turns the agents changed (decision or notes): {r['agent_influence_share']:.0%}")
     bt = r["between_turns"]
     print(
         f"between turns (not in any turn): next voice prompt warmed, p50 {bt['warm_ms_p50']} ms,"

@@ -53,6 +53,13 @@ class AgentOutput(Contract):
     )
     debug_trace: str | None = Field(default=None, description="Reasoning trace")
     processing_time_ms: int = Field(default=0, description="Time to generate this output")
+    # What the small model actually chose (docs/agents.md, "Output"): observation and claims
+    # above are composed from these by code. None on outputs that predate labels.
+    label: str | None = Field(default=None, max_length=40, description="The chosen label")
+    present: bool | None = Field(default=None, description="Does it show in this message")
+    span: str | None = Field(
+        default=None, max_length=120, description="A few words of the person's message"
+    )
 
     @classmethod
     def quiet(cls, agent_id: str) -> AgentOutput:

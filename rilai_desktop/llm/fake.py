@@ -15,7 +15,7 @@ import json
 import re
 import time
 from collections import deque
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from itertools import takewhile
 from typing import Any
@@ -33,6 +33,9 @@ from rilai_desktop.llm.port import (
 )
 
 Reply = str | dict[str, Any]
+# A reply computed from the request (e.g. the first label of an agent's enum): for a
+# ``default`` that must fit many different schemas.
+Responder = Callable[["Request"], Reply]
 
 
 class _Timeout:
@@ -68,11 +71,13 @@ class ScriptedLLM:
         self,
         replies: Sequence[Reply] = (),
         *,
-        default: Reply | None = None,
+        default: Reply | Responder | None = None,
         model_id: str = "scripted",
     ) -> None:
         self._model_id = model_id
-        self.default = default  # answered whenever the queue is empty; None: raise instead
+        # answered whenever the queue is empty (a callable is called with the request);
+        # None: raise instead
+        self.default = default
         self.requests: list[Request] = []
         self.prefills: list[list[ChatMessage]] = []  # prompts passed to prefill()
         self._queue: deque[Reply | Exception | _Timeout] = deque()
@@ -130,6 +135,8 @@ class ScriptedLLM:
         self.requests.append(Request(msgs, schema, max_tokens, temperature, stops, stream, guard))
         if self._queue:
             reply = self._queue.popleft()
+        elif callable(self.default):
+            reply = self.default(self.requests[-1])
         elif self.default is not None:
             reply = self.default
         else:

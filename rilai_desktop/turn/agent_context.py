@@ -98,8 +98,10 @@ def _system_content(system_text: str, context: str) -> str:
 def agent_messages(
     system_text: str, context: str, spec: AgentSpec, *, followup: str = ""
 ) -> list[ChatMessage]:
-    """[system: static + context] [user: the agent's instructions (+ a follow-up)]."""
+    """[system: static + context] [user: the agent's question, its labels (+ a follow-up)]."""
     user = f"Your role: {spec.manifest.display_name}. {spec.prompt}"
+    if spec.labels:
+        user += " Labels: " + ", ".join(lab.name for lab in spec.labels) + "."
     if followup:
         user += "\n" + followup
     return [

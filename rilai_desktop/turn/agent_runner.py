@@ -1,37 +1,41 @@
-"""Runs one agent: a grammar-constrained model call → a validated AgentOutput, or quiet.
+"""Runs one agent: a constrained model call → a label answer → a validated AgentOutput.
 
+The model answers with a label, yes/no, a confidence and an optional span of the person's
+message (``agent_labels.py``); the observation and claims are composed from those by code.
 Every call is bounded: the reply schema caps what the model may write, and a per-agent
 timeout is enforced while the reply streams (the stream is closed, which releases the
-model). Any failure — a model error, a timeout, a reply the contract refuses — becomes
-an AGENT_FAILED event and a quiet output; it never crashes the turn.
+model). Any failure — a model error, a timeout, a reply the contract refuses, a span that
+copies the agent's own instructions or an earlier Rilai reply — becomes an AGENT_FAILED
+event (``error`` and a short ``reason``) and a quiet output; it never crashes the turn.
 """
 
 from __future__ import annotations
 
+import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from rilai_desktop.contracts import AgentOutput, EventKind
-from rilai_desktop.contracts.agent_schema import agent_output_from_reply, agent_reply_schema
 from rilai_desktop.llm.port import LLM, ChatMessage, Completion, CompletionStream
 from rilai_desktop.turn.agent_context import agent_messages
-from rilai_desktop.turn.grounding import Grounding, split_grounded
+from rilai_desktop.turn.agent_labels import (
+    AgentCopied,
+    compose_output,
+    grounded_span,
+    label_schema,
+)
+from rilai_desktop.turn.grounding import Grounding, copied_run
 from rilai_desktop.turn.registry import AgentSpec
 from rilai_desktop.turn.state import Emit
 
-# Lean on purpose: with the grammar each generated token costs ~23 ms on the small model
-# (measured), and a turn runs six or more agents. One short observation and exactly one
-# short claim: the 135M model answers an optional list with [] almost always; a forced
-# claim that says nothing useful is dropped by grounding or ranks low (urgency 0).
-OBSERVATION_CHARS = 48
-CLAIM_CHARS = 64
-MAX_CLAIMS = 1
-MAX_TOKENS = 120
-# The optional fields' worst case on top (a memory entry of up to 120 characters, a stance
-# step): the grammar bounds every string, so a reply that uses them still closes in budget.
-EXTRA_TOKENS = {"memory_candidates": 60, "stance_delta": 20}
+# A label answer is ~25 tokens of keys and choices plus a span of a few words; the writer
+# closes the span at SPAN_CHARS, so even an ASCII span of one token per character (the
+# worst case, ~75 tokens in all, more with multi-byte pieces) closes inside this (96 was cut
+# once by the property test). Unused tokens cost nothing.
+MAX_TOKENS = 128
+_MESSAGE = re.compile(r'^The person says: "(.*)"$', re.MULTILINE)
 
 
 class AgentTimeout(Exception):
@@ -66,18 +70,12 @@ class AgentRunner:
 
     @staticmethod
     def max_tokens_for(spec: AgentSpec) -> int:
-        return MAX_TOKENS + sum(EXTRA_TOKENS.get(o, 0) for o in set(spec.manifest.outputs))
+        return MAX_TOKENS
 
     def schema_for(self, spec: AgentSpec) -> dict[str, Any]:
-        key = tuple(sorted(o for o in spec.manifest.outputs if o != "claims"))
+        key = tuple(lab.name for lab in spec.labels)
         if key not in self._schemas:
-            self._schemas[key] = agent_reply_schema(
-                key,
-                observation_chars=OBSERVATION_CHARS,
-                claim_chars=CLAIM_CHARS,
-                max_claims=MAX_CLAIMS,
-                min_claims=1,
-            )
+            self._schemas[key] = label_schema(key)
         return self._schemas[key]
 
     def run(
@@ -89,27 +87,48 @@ class AgentRunner:
         wave: int,
         followup: str = "",
         why: tuple[str, ...] = (),
+        user_text: str | None = None,
+        rilai_said: Sequence[str] = (),
+        sensors: Mapping[str, float] | None = None,
     ) -> AgentRun:
-        """AGENT_STARTED, the model call (its own events), then AGENT_COMPLETED or FAILED."""
+        """AGENT_STARTED, the model call (its own events), then AGENT_COMPLETED or FAILED.
+
+        ``user_text`` is the person's message (spans are checked against it; read from the
+        context when not given); ``rilai_said`` are Rilai's earlier replies (a span that
+        copies one fails); ``sensors`` open the labels' gates.
+        """
         emit(
             EventKind.AGENT_STARTED,
             {"agent_id": spec.id, "wave": wave, "followup": bool(followup), "why": list(why)},
         )
         start = self._clock()
         messages = agent_messages(self.system_text, context, spec, followup=followup)
+        message = user_text if user_text is not None else _message_of(context)
+        dropped_span = ""
         try:
+            if not spec.labels:
+                raise ValueError(f"{spec.id} declares no labels (docs/agents.md)")
             completion = self._call(messages, self.schema_for(spec), self.max_tokens_for(spec))
             ms = (self._clock() - start) * 1000
-            if not isinstance(completion.parsed, dict):
+            parsed = completion.parsed
+            if not isinstance(parsed, dict):
                 raise ValueError(f"the reply is not a JSON object: {completion.text[:80]!r}")
-            output = agent_output_from_reply(
-                spec.id, completion.parsed, processing_time_ms=round(ms)
+            raw_span = str(parsed.get("span") or "").strip()
+            span = grounded_span(raw_span, message) if raw_span else None
+            if raw_span and span is None:
+                sources = [
+                    ("its own instructions", f"{self.system_text}\n{messages[-1].content}"),
+                    *(("an earlier Rilai reply", said) for said in rilai_said if said),
+                ]
+                copy = copied_run(raw_span, sources)
+                if copy is not None:
+                    raise AgentCopied(f"{copy}: {raw_span[:80]!r}")
+                dropped_span = raw_span
+            output = compose_output(
+                spec, parsed, span, sensors=sensors, processing_time_ms=round(ms)
             )
-            grounding = Grounding.of(context, f"{self.system_text}\n{spec.prompt}")
-            kept, dropped = split_grounded(output.claims, grounding)
-            if dropped:
-                output = output.model_copy(update={"claims": kept})
             memory = output.memory_candidates or []
+            grounding = Grounding.of(context, f"{self.system_text}\n{spec.prompt}")
             kept_memory = [m for m in memory if grounding.why_not_memory(m.content) is None]
             dropped_memory = [m.content for m in memory if m not in kept_memory]
             if dropped_memory:
@@ -117,11 +136,14 @@ class AgentRunner:
         except Exception as exc:  # a failing agent must never crash the turn
             ms = (self._clock() - start) * 1000
             error = f"{type(exc).__name__}: {exc}"[:500]
-            emit(EventKind.AGENT_FAILED, {"agent_id": spec.id, "error": error, "wave": wave})
+            emit(
+                EventKind.AGENT_FAILED,
+                {"agent_id": spec.id, "error": error, "wave": wave, "reason": failure_reason(exc)},
+            )
             return AgentRun(AgentOutput.quiet(spec.id), True, error, 0, 0, 0, ms)
         payload = completed_payload(output, wave=wave)
-        if dropped:
-            payload["dropped_claims"] = dropped
+        if dropped_span:
+            payload["dropped_span"] = dropped_span
         if dropped_memory:
             payload["dropped_memory"] = dropped_memory
         emit(EventKind.AGENT_COMPLETED, payload)
@@ -171,4 +193,24 @@ def completed_payload(output: AgentOutput, *, wave: int) -> dict[str, Any]:
         "memory_candidates": [m.model_dump(mode="json") for m in output.memory_candidates or []],
         "processing_time_ms": output.processing_time_ms,
         "wave": wave,
+        "label": output.label,
+        "present": output.present,
+        "span": output.span,
     }
+
+
+def failure_reason(exc: BaseException) -> str:
+    """A short category for AGENT_FAILED (``rilai eval agents`` counts by it)."""
+    if isinstance(exc, AgentCopied):
+        return "copied"
+    if isinstance(exc, AgentTimeout):
+        return "timeout"
+    if isinstance(exc, ValueError):
+        return "invalid reply"
+    return "model error"
+
+
+def _message_of(context: str) -> str:
+    """The person's message as the context quotes it (for callers that do not pass it)."""
+    match = _MESSAGE.search(context)
+    return match.group(1) if match else context

@@ -152,6 +152,22 @@ class Council:
         return CouncilOutcome(_assemble(state, ruling, intent, model_tone, reasons), reasons,
                               used_model, usage)  # fmt: skip
 
+    def replay(self, state: TurnState, open_intent: str | None = None) -> CouncilDecision:
+        """The rules' decision for ``state`` without a model call: where the rules leave
+        the intent open, ``open_intent`` (the intent the model chose this turn) or else the
+        fallback. Cheap and deterministic: ``influence.py`` replays a turn without its
+        agents' outputs to see what they changed."""
+        ruling = rule(state)
+        reasons = list(ruling.reasons)
+        if not ruling.speak:
+            return CouncilDecision(speak=False, urgency="low", speech_act=SpeechAct(
+                intent="observe", do_not=list(ALWAYS_DO_NOT)))  # fmt: skip
+        intent = ruling.intent
+        if intent is None:
+            intent = open_intent if open_intent in MODEL_INTENTS else _fallback_intent(state)[0]
+            ruling = _ruling_for(intent, state, ruling)
+        return _assemble(state, ruling, intent, None, reasons)
+
     # ── the open case: ask the model ─────────────────────────────────────────
 
     def _open_intent(

@@ -3,6 +3,7 @@
 - ``InMemoryTurnMemory``: a tiny memory that keeps what a turn commits and recalls it by
   shared words — enough to test that a fact told in one turn reaches a later one.
 - ``RoleModels``: role → model, for ScriptedLLMs (the real one is the ModelRouter).
+- ``agent_answer``: a ScriptedLLM default that answers any agent's label schema.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from rilai_desktop.llm.fake import Reply, Request, Responder
 from rilai_desktop.llm.port import LLM
 from rilai_desktop.turn.ports import CommitPlan, Recall
 
@@ -75,3 +77,17 @@ class RoleModels:
         return self.roles.get(f"{role}#{replica}" if replica else role) or self.roles.get(
             role, self.default
         )
+
+
+def agent_answer(present: str = "yes", confidence: int = 2, pick: int = 0) -> Responder:
+    """A ScriptedLLM ``default`` for the agents' role: answers every agent's label schema
+    with its ``pick``-th label (cycled), ``present`` and ``confidence``."""
+
+    def answer(request: Request) -> Reply:
+        props = (request.schema or {}).get("properties", {})
+        labels = props.get("label", {}).get("enum")
+        if not labels:
+            raise ValueError("agent_answer() answers agent label schemas only")
+        return {"present": present, "label": labels[pick % len(labels)], "confidence": confidence}
+
+    return answer

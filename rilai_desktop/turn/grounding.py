@@ -15,6 +15,9 @@ council only if it is *grounded*:
   safe, …"), no stray brackets, and it is about the person, not the model talking about
   itself ("I'm not sure how to respond…").
 
+Labelled agents (``agent_labels.py``) write only a short span; ``copied_run`` tells when
+it copies the agent's own instructions or an earlier Rilai reply (the run then fails).
+
 Memory candidates pass the same checks and must also share a content word with the context
 (``why_not_memory``). Dropped claims and memories are kept in the AGENT_COMPLETED event
 (``dropped_claims``, ``dropped_memory``) for /why.
@@ -96,3 +99,40 @@ def split_grounded(
         else:
             dropped.append({"text": claim.text, "reason": reason})
     return kept, dropped
+
+
+COPY_RUN_WORDS = 3  # a shared run of this many words or more …
+COPY_SHARE = 0.5  # … covering at least this share of the text is a copy
+
+
+def _longest_run(words: Sequence[str], source: Sequence[str]) -> int:
+    """The longest run of consecutive words ``words`` shares with ``source``."""
+    best = 0
+    prev = [0] * (len(source) + 1)
+    for w in words:
+        cur = [0] * (len(source) + 1)
+        for j, s in enumerate(source, 1):
+            if w == s:
+                cur[j] = prev[j - 1] + 1
+                best = max(best, cur[j])
+        prev = cur
+    return best
+
+
+def copied_run(text: str, sources: Sequence[tuple[str, str]]) -> str | None:
+    """Why ``text`` is a copy of one of ``sources`` ((name, text) pairs), or None.
+
+    A copy is a run of ≥ COPY_RUN_WORDS consecutive words shared with a source that
+    covers at least COPY_SHARE of the text: "You read the person's overall emotional
+    state" from an agent's own prompt, "I'm glad you're thinking about your new job" from
+    Rilai's last reply (both measured, issue 16). Sources are cut to their first 2,000
+    characters (a prompt or a reply excerpt); the text to 300.
+    """
+    words = _WORDS.findall(text[:300].casefold())
+    if len(words) < COPY_RUN_WORDS:
+        return None
+    for name, source in sources:
+        run = _longest_run(words, _WORDS.findall(source[:2000].casefold()))
+        if run >= COPY_RUN_WORDS and run >= COPY_SHARE * len(words):
+            return f"copies {name} ({run} of {len(words)} words in a row)"
+    return None

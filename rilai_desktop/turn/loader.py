@@ -12,6 +12,7 @@ system message) are not agents and are skipped.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Final
@@ -20,17 +21,23 @@ import yaml  # type: ignore[import-untyped]
 from pydantic import ValidationError
 
 from rilai_desktop.contracts import MODULATOR_NAMES, SENSOR_NAMES, AgentManifest, WorkspaceState
-from rilai_desktop.contracts.agent import AgentPriority
+from rilai_desktop.contracts.agent import AgentPriority, ClaimType
+from rilai_desktop.contracts.workspace import STANCE_DIMENSIONS
 from rilai_desktop.errors import AgentManifestError
 from rilai_desktop.paths import REPO_ROOT
 from rilai_desktop.turn.agencies import ALL_AGENT_IDS, ALWAYS_ON
-from rilai_desktop.turn.registry import AgentSpec, Triggers
+from rilai_desktop.turn.registry import AgentSpec, Label, Triggers
 
 ALLOWED_OUTPUTS: Final[frozenset[str]] = frozenset({"claims", "stance_delta", "memory_candidates"})
 WORKSPACE_SLOTS: Final[frozenset[str]] = frozenset(WorkspaceState.model_fields)
 TRIGGER_KEYS: Final[frozenset[str]] = frozenset({"sensors", "modulators", "keywords"})
 MAX_KEYWORD_CHARS: Final[int] = 60
 MAX_FILE_BYTES: Final[int] = 64 * 1024  # a manifest or prompt is a few hundred bytes
+MIN_LABELS, MAX_LABELS = 2, 8  # a choice, and few enough for a 135M model to read
+MAX_LABEL_CHARS: Final[int] = 24
+MAX_CLAIM_CHARS: Final[int] = 100
+LABEL_KEYS: Final[frozenset[str]] = frozenset({"claim", "type", "urgency", "stance", "gate"})
+_LABEL_NAME = re.compile(r"^[a-z][a-z0-9 _'-]*$")
 _ORDER: Final[dict[str, int]] = {agent_id: i for i, agent_id in enumerate(ALL_AGENT_IDS)}
 
 
@@ -94,6 +101,7 @@ def load_spec(yaml_path: Path) -> AgentSpec:
     agency, name = yaml_path.parent.name, yaml_path.stem
     data = yaml_mapping(yaml_path)
     triggers = parse_triggers(yaml_path, data.pop("triggers", None))
+    labels = parse_labels(yaml_path, data.pop("labels", None))
     try:
         manifest = AgentManifest.model_validate(data)
     except ValidationError as exc:
@@ -111,7 +119,7 @@ def load_spec(yaml_path: Path) -> AgentSpec:
     prompt = read_text(yaml_path.parent / manifest.prompt_template).strip()
     if not prompt:
         raise _error(yaml_path.parent / manifest.prompt_template, "the prompt is empty")
-    return AgentSpec(manifest=manifest, prompt=prompt, triggers=triggers)
+    return AgentSpec(manifest=manifest, prompt=prompt, triggers=triggers, labels=labels)
 
 
 def _discover(agents_dir: Path) -> dict[str, Path]:
@@ -186,6 +194,58 @@ def parse_triggers(path: Path, raw: object) -> Triggers:
     sensors = _weights(path, "sensors", raw.get("sensors"), SENSOR_NAMES)
     modulators = _weights(path, "modulators", raw.get("modulators"), MODULATOR_NAMES)
     return Triggers(sensors=sensors, modulators=modulators, keywords=_keywords(path, raw))
+
+
+def parse_labels(path: Path, raw: object) -> tuple[Label, ...]:
+    """Validate a ``labels:`` block: label name → claim text, or → {claim, type, urgency,
+    stance, gate}. Every agent answers with one of its labels (docs/agents.md, "Output")."""
+    if not isinstance(raw, dict) or not MIN_LABELS <= len(raw) <= MAX_LABELS:
+        raise _error(path, "labels must be a mapping of 2-8 label: claim entries", _LABEL_HINT)
+    return tuple(_label(path, str(name), entry) for name, entry in raw.items())
+
+
+_LABEL_HINT: Final[str] = 'Write `labels:` with 2-8 entries `name: "claim text"` (docs/agents.md)'
+
+
+def _label(path: Path, name: str, entry: object) -> Label:
+    if not _LABEL_NAME.match(name) or len(name) > MAX_LABEL_CHARS:
+        raise _error(path, f"bad label name {name!r}", "Use a short lower-case word")
+    fields: dict[str, object] = {"claim": entry} if isinstance(entry, str) else {}
+    if isinstance(entry, dict):
+        fields = {str(k): v for k, v in entry.items()}
+    claim = " ".join(str(fields.get("claim", "")).split())
+    if set(fields) - LABEL_KEYS or not claim or len(claim) > MAX_CLAIM_CHARS:
+        raise _error(path, f"label {name!r}: bad entry {entry!r}", _LABEL_HINT)
+    kind = str(fields.get("type", "observation"))
+    if kind not in {t.value for t in ClaimType}:
+        raise _error(path, f"label {name!r}: unknown type {kind!r}", _LABEL_HINT)
+    urgency = fields.get("urgency", 1)
+    if not isinstance(urgency, int) or isinstance(urgency, bool) or not 0 <= urgency <= 3:
+        raise _error(path, f"label {name!r}: urgency {urgency!r}", "Use 0, 1, 2 or 3")
+    stance = _numbers(fields.get("stance"), STANCE_DIMENSIONS, -0.15, 0.15)
+    if stance is None:
+        raise _error(path, f"label {name!r}: bad stance", "stance dimension: ±0.15 at most")
+    gate = _numbers(fields.get("gate"), SENSOR_NAMES, 0.0, 1.0)
+    if gate is None:
+        raise _error(path, f"label {name!r}: bad gate", "sensor name: a floor in [0, 1]")
+    return Label(name, claim, kind, urgency, stance, gate)
+
+
+def _numbers(
+    raw: object, names: tuple[str, ...], low: float, high: float
+) -> dict[str, float] | None:
+    """``{name: number}`` with known names and values in [low, high]; None if not."""
+    if raw is None:
+        return {}
+    if not isinstance(raw, dict):
+        return None
+    out: dict[str, float] = {}
+    for key, value in raw.items():
+        ok = isinstance(value, int | float) and not isinstance(value, bool)
+        if key not in names or not ok or not low <= value <= high:
+            return None
+        out[str(key)] = float(value)
+    return out
 
 
 def _weights(path: Path, key: str, raw: object, names: tuple[str, ...]) -> dict[str, float]:

@@ -25,10 +25,32 @@ class Triggers:
 
 
 @dataclass(frozen=True)
+class Label:
+    """One answer an agent may give (``labels:`` in its manifest, docs/agents.md).
+
+    The model only picks the label; the claim the council reads is ``claim`` (written by
+    a person, in the manifest), typed ``type`` with ``urgency`` — never the model's prose.
+    """
+
+    name: str  # the enum value the model writes, e.g. "lonely"
+    claim: str  # e.g. "they sound lonely"
+    type: str = "observation"  # a ClaimType value
+    urgency: int = 1  # 0..3
+    stance: Mapping[str, float] = field(default_factory=dict)  # e.g. {"closeness": 0.05}
+    # sensor -> floor: the label makes a claim only when the sensor reads at least this
+    # (a 135M model's "self_harm: yes" on an ordinary message must not reach the council)
+    gate: Mapping[str, float] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
 class AgentSpec:
     manifest: AgentManifest
-    prompt: str  # the agent's instructions (the .md file), stripped
+    prompt: str  # the agent's question (the .md file), stripped
     triggers: Triggers
+    labels: tuple[Label, ...] = ()  # the answers it may give; empty: the legacy free text
+
+    def label(self, name: str) -> Label | None:
+        return next((lab for lab in self.labels if lab.name == name), None)
 
     @property
     def id(self) -> str:

@@ -11,9 +11,9 @@ Score of a wave-1+ agent (all factors in [0, 1], so the score is too)::
 
 Terms: each sensor trigger (weight × probability), each modulator trigger (weight × the
 modulator's rise above its resting level), each distinct keyword hit (``KEYWORD_HIT``,
-at most ``MAX_KEYWORD_HITS`` counted), the caller's ``boost`` (by agent id or agency id)
-and, in wave 1 only, a small chat base (``CHAT_BASE``) so an ordinary message still wakes
-the one or two agents a companion always needs. Cooldown is soft: ``0.5 + 0.5 ·
+at most ``MAX_KEYWORD_HITS`` counted) and the caller's ``boost`` (by agent id or agency
+id). Nothing else: an agent runs because this message is relevant to it (there is no base
+score that wakes an agent on every turn; issue 16). Cooldown is soft: ``0.5 + 0.5 ·
 elapsed / cooldown`` (capped at 1), so a strongly triggered agent can still run.
 docs/agents.md has the tables and a worked example.
 """
@@ -36,18 +36,6 @@ COOLDOWN_FLOOR: Final[float] = 0.5  # the factor just after an agent ran
 SCAN_CHARS: Final[int] = 20_000  # keywords are looked for in the first 20k characters only
 # Where a modulator rests: only its rise above this counts (arousal rests at 0.3).
 MODULATOR_REST: Final[Mapping[str, float]] = {"arousal": 0.3}
-# Ordinary chat: relevance an agent gets in wave 1 with no signal at all. An agent's own
-# entry wins over its agency's. Alone, only two agents clear min_score 0.15:
-# social.empathy (0.34 × 0.9 = 0.306; still 0.153 at the cooldown floor, so every turn runs
-# at least 5 + 1) and social.relationships (0.17 × 0.9 = 0.153; only when it has not run
-# recently, so a fast exchange of small talk does not pay for it every turn).
-CHAT_BASE: Final[Mapping[str, float]] = {
-    "social.empathy": 0.34,
-    "social.relationships": 0.17,
-    "social": 0.06,
-    "emotion": 0.06,
-    "self": 0.04,
-}
 
 
 @dataclass(frozen=True)
@@ -215,10 +203,6 @@ class Scheduler:
             if extra > 0:
                 terms.append(extra)
                 reasons.append(f"boost {key} {extra:.2f}")
-        base = CHAT_BASE.get(spec.id, CHAT_BASE.get(spec.agency, 0.0))
-        if wave == 1 and base > 0:
-            terms.append(base)
-            reasons.append(f"chat base {base:g}")
         relevance = 1.0 - math.prod(1.0 - t for t in terms)
         weight = agency_of(spec.id).weight
         factor = cooldown_factor(spec.manifest.cooldown, _last(last_run, spec.id), now)

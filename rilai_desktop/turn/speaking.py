@@ -15,6 +15,7 @@ from rilai_desktop.llm.port import LLM, Completion, Prefills
 from rilai_desktop.turn import voice, voice_prompt
 from rilai_desktop.turn.council import Council
 from rilai_desktop.turn.critics import Critics, blocking, regeneration_feedback, safety_passed
+from rilai_desktop.turn.influence import agent_influence
 from rilai_desktop.turn.ports import Models
 from rilai_desktop.turn.state import Emit, TurnState, VoiceDelta
 from rilai_desktop.turn.voice_guard import voice_guard
@@ -53,6 +54,11 @@ class SpeakingStage:
             state.add_tokens(
                 "council", u.prompt_tokens, u.cached_prompt_tokens, u.completion_tokens
             )
+        try:
+            influence = agent_influence(state, self.council, used_model=outcome.used_model)
+        except Exception as exc:  # a measurement must never cost the turn its decision
+            influence = {"error": f"{type(exc).__name__}: {exc}"[:200]}
+        state.agent_influence = influence
         act = outcome.decision.speech_act
         emit(
             EventKind.COUNCIL_DECISION_MADE,
@@ -68,6 +74,7 @@ class SpeakingStage:
                 "reasons": outcome.reasons,
                 "used_model": outcome.used_model,
                 "consensus": state.consensus,
+                "agent_influence": influence,
             },
         )
 

@@ -67,10 +67,14 @@ class TurnState:
     modulators: GlobalModulators = field(default_factory=GlobalModulators)
     outputs: list[AgentOutput] = field(default_factory=list)
     claims: list[Claim] = field(default_factory=list)  # active claims after the reducer
+    # as they were before the agents' outputs were reduced in (influence.py replays without)
+    stance_before_agents: StanceVector | None = None
+    modulators_before_agents: GlobalModulators | None = None
     rounds: list[RoundResult] = field(default_factory=list)
     consensus: float = 1.0
     decision: CouncilDecision | None = None
     decision_reasons: list[str] = field(default_factory=list)
+    agent_influence: dict[str, Any] = field(default_factory=dict)  # influence.py
     reply: str = ""
     critics: list[CriticResult] = field(default_factory=list)
     flags: set[str] = field(default_factory=set)  # prompt_injection, safety_interrupt, ...

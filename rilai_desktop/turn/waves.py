@@ -62,7 +62,7 @@ class WaveStage:
         scope: CallerScope,
     ) -> None:
         plans = self.plan_waves(state, last_run, now)
-        runs = self._run_plans(plans, context, emit, scope)
+        runs = self._run_plans(plans, context, emit, scope, state)
         for wave, plan in enumerate(plans):
             for item, run in zip(plan, runs[wave], strict=True):
                 state.outputs.append(run.output)
@@ -114,6 +114,7 @@ class WaveStage:
         context: str,
         emit: Emit,
         scope: CallerScope,
+        state: TurnState | None = None,
     ) -> list[list[AgentRun]]:
         """Every planned agent's run, wave by wave in plan order, on the runner pool.
 
@@ -131,6 +132,9 @@ class WaveStage:
         started: set[int] = set()
         left = [len(plan) for plan in plans]
         runs: list[list[AgentRun | None]] = [[None] * len(plan) for plan in plans]
+        user_text = state.user_text if state is not None else None
+        said = rilai_said(state)
+        sensors = {n: o.probability for n, o in state.sensors.items()} if state else None
 
         def one(job: tuple[int, int]) -> None:
             wave, index = job
@@ -150,7 +154,16 @@ class WaveStage:
                         )
                 spec = self.registry.get(item.agent_id)
                 with scope(f"agent:{spec.id}"):
-                    run = runner.run(spec, context, emit, wave=wave, why=item.reasons)
+                    run = runner.run(
+                        spec,
+                        context,
+                        emit,
+                        wave=wave,
+                        why=item.reasons,
+                        user_text=user_text,
+                        rilai_said=said,
+                        sensors=sensors,
+                    )
             finally:
                 free.put(runner)
             with lock:
@@ -196,6 +209,8 @@ class WaveStage:
 
     def reduce(self, state: TurnState, emit: Emit, now: float) -> None:
         before = state.stance.to_dict()
+        state.stance_before_agents = state.stance
+        state.modulators_before_agents = state.modulators
         result = reduce(
             state.stance, state.modulators, state.outputs, turn_id=state.turn_id, now_ts=now
         )
@@ -246,11 +261,20 @@ class WaveStage:
             spec = self.registry.get(agent_id)
             theirs = opposing[0].text if opposing else "another view"
             prompt = (
-                f'Follow-up: your claim "{mine[0].text if mine else ""}" is opposed by'
-                f' "{theirs}". Keep it, revise it, or withdraw it (no claims).'
+                f'Follow-up: your answer "{mine[0].text if mine else ""}" is opposed by'
+                f' "{theirs}". Answer again; present no withdraws it.'
             )
             with scope(f"agent:{spec.id}"):
-                run = self.runner.run(spec, context, emit, wave=current_round[0], followup=prompt)
+                run = self.runner.run(
+                    spec,
+                    context,
+                    emit,
+                    wave=current_round[0],
+                    followup=prompt,
+                    user_text=state.user_text,
+                    rilai_said=rilai_said(state),
+                    sensors={n: o.probability for n, o in state.sensors.items()},
+                )
             state.add_tokens(
                 "deliberation", run.prompt_tokens, run.cached_tokens, run.completion_tokens
             )
@@ -305,6 +329,21 @@ def _record(
             "claims": [{"type": c.type.value, "text": c.text} for c in out.claims],
             "stance_delta": out.stance_delta,
             "memory_candidates": [m.content for m in out.memory_candidates or []],
+            "label": out.label,
+            "present": out.present,
+            "span": out.span,
         },
         followup=followup,
     )
+
+
+def rilai_said(state: TurnState | None, last: int = 3) -> list[str]:
+    """Rilai's last few replies: an agent span that copies one of them is a failure."""
+    if state is None:
+        return []
+    replies = [
+        str(m.get("content", ""))
+        for m in state.history
+        if isinstance(m, Mapping) and m.get("role") == "assistant"
+    ]
+    return replies[-last:]

@@ -162,6 +162,8 @@ def test_numeric_bounds_on_assignment(
 LENGTH_CASES: list[tuple[type[pydantic.BaseModel], str, int, Any]] = [
     (Claim, "text", 200, "x"),
     (AgentOutput, "observation", 300, "x"),
+    (AgentOutput, "label", 40, "x"),
+    (AgentOutput, "span", 120, "x"),
     (SensorOutput, "notes", 100, "x"),
     (EpisodicEvent, "summary", 500, "x"),
     (UserFact, "fact", 300, "x"),

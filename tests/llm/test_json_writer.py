@@ -214,3 +214,49 @@ def test_a_quote_first_token_closes_and_the_quote_joins_the_fixed_text() -> None
     quote_comma = VOCAB.index(b'","')
     # the model's `","` ended the string; the fixed text was tokenised as `","` + `b` + ...
     assert quote_comma in model.seen
+
+
+# ── the agents' label answer (issue 16) ──────────────────────────────────────
+
+
+def _label_node() -> Any:
+    from rilai_desktop.turn.agent_labels import label_schema
+
+    return compile_schema(label_schema(["lonely", "low", "happy", "hurt"]))
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        {"present": "yes", "label": "lonely", "confidence": 2, "span": "evenings are hard"},
+        {"present": "no", "label": "happy", "confidence": 0},
+        {"present": "yes", "label": "hurt", "confidence": 3},
+    ],
+)
+def test_a_label_answer_round_trips_through_the_plan(reply: dict[str, Any]) -> None:
+    """Fixed key order, enums and the optional capped span: what the model wants is written
+    exactly, and only its choices and the span's words cost decode steps."""
+    node = _label_node()
+    target = json.dumps(reply, separators=(",", ":"))
+    model = ToyModel(target)
+    writer = JsonWriter(model, TABLE, temperature=0.0, seed=1, max_tokens=96)
+    out = b"".join(writer.write(node)).decode()
+    assert json.loads(out) == reply
+    assert validate_plan_output(node, json.loads(out))
+    # present, label (two steps where options share a first token), confidence, span or not
+    assert writer.decode_steps <= 5 + len(reply.get("span", ""))
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 10_000))
+def test_a_label_answer_always_fits_the_plan_whatever_the_model_prefers(seed: int) -> None:
+    from rilai_desktop.turn.agent_labels import SPAN_CHARS
+    from rilai_desktop.turn.agent_runner import MAX_TOKENS
+
+    node = _label_node()
+    model = ToyModel("}", noise=3.0, seed=seed)
+    writer = JsonWriter(model, TABLE, temperature=1.0, seed=seed, max_tokens=MAX_TOKENS)
+    parsed = json.loads(b"".join(writer.write(node)).decode())
+    assert validate_plan_output(node, parsed)
+    assert parsed["label"] in ("lonely", "low", "happy", "hurt")
+    assert len(parsed.get("span", "")) <= SPAN_CHARS

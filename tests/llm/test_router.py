@@ -117,7 +117,7 @@ def path_of(models_dir: Path, tier: str) -> Path:
 def test_loading_is_lazy(make_router: Callable[..., ModelRouter], factory: Factory) -> None:
     router = make_router("small", "medium", "large")
     assert factory.calls == []
-    assert router.tier_for_role("voice") == "large"  # (the default voice tier) resolving a role loads nothing
+    assert router.tier_for_role("voice") == "large"  # resolving a role loads nothing
     assert factory.calls == [] and router.loaded_models() == []
     model = router.for_tier("small")
     assert isinstance(model, ScriptedLLM) and isinstance(model, LLM)

@@ -12,18 +12,15 @@ from rilai_desktop.llm.fake import ScriptedLLM
 from rilai_desktop.paths import REPO_ROOT
 from rilai_desktop.store import EventLog
 from rilai_desktop.turn.factory import build_turn_runner
-from rilai_desktop.turn.fakes import InMemoryTurnMemory, RoleModels
+from rilai_desktop.turn.fakes import InMemoryTurnMemory, RoleModels, agent_answer
 from rilai_desktop.turn.model_events import ModelEventRelay
 from rilai_desktop.turn.runner import TurnRunner
 
 PROMPTS = REPO_ROOT / "prompts"
 
-AGENT_REPLY = {
-    "observation": "The person shares their day.",
-    "urgency": 1,
-    "confidence": 2,
-    "claims": [{"type": "observation", "text": "The person wants to be heard"}],
-}
+# every agent answers its first label, present, confidence 2 (agents answer with labels:
+# docs/agents.md, "Output")
+AGENT_REPLY = agent_answer()
 VOICE_REPLY = "That sounds like a full day. I'm glad you told me about it."
 
 

@@ -132,6 +132,9 @@ def evaluate_turn(
     intent = d["council"]["intent"]
     reply = result.reply
     template = result.voice_model in TEMPLATE_MODELS
+    # a protective reply is the fixed safety text: it repeats its resources on purpose, and
+    # the critics do not judge it against earlier replies either (one rule for both)
+    protecting = intent == "protect" or "safety_interrupt" in d["flags"]
     return {
         "conversation": conversation.id,
         "category": turn.category or conversation.category,
@@ -151,7 +154,7 @@ def evaluate_turn(
             reply,
             user_text=turn.user,
             private=private_texts(result.state, voice.feedback),
-            earlier=earlier,
+            earlier=[] if protecting else earlier,
             sensors=dict(d["sensors"]),
             earlier_user=[t.user for t in conversation.turns[: index - 1]],
         ),

@@ -41,6 +41,7 @@ from rilai_desktop.turn.sensors import (
     SAFETY_INTERRUPT_THRESHOLD,
     FastSensors,
 )
+from rilai_desktop.turn.sensors.safety_dwell import careful_reading
 from rilai_desktop.turn.session import CAREFUL_FLAG, CAREFUL_TURNS, SessionState, restore
 from rilai_desktop.turn.speaking import SpeakingStage, Spoken
 from rilai_desktop.turn.state import TurnState, VoiceDelta
@@ -308,6 +309,11 @@ class TurnRunner:
         self, state: TurnState, emit: Callable[[EventKind, Mapping[str, Any]], None]
     ) -> None:
         state.sensors = self.sensors.read(state.user_text)
+        careful = CAREFUL_FLAG in state.flags
+        if careful and "safety_risk" in state.sensors:  # still with the disclosure?
+            state.sensors["safety_risk"] = careful_reading(
+                state.sensors["safety_risk"], state.user_text
+            )
         emit(
             EventKind.SENSORS_FAST_UPDATED,
             {
@@ -318,7 +324,6 @@ class TurnRunner:
         if state.sensor("prompt_injection") >= INJECTION_THRESHOLD:
             state.flags.add("prompt_injection")
         risk = state.sensor("safety_risk")
-        careful = CAREFUL_FLAG in state.flags
         if risk >= SAFETY_INTERRUPT_THRESHOLD or (careful and risk >= SAFETY_CONCERN_THRESHOLD):
             state.flags.add("safety_interrupt")
             reason = "safety_risk over threshold: protective reply, no agents"

@@ -189,7 +189,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _add_eval(sub: Any, common: argparse.ArgumentParser) -> None:
-    """`rilai eval replies|agents` (docs/eval.md; docs/agents.md, "What each agent changed")."""
+    """`rilai eval replies|agents|memory` (docs/eval.md; docs/agents.md, "What each agent changed")."""
     ev = sub.add_parser("eval", parents=[common], help="measure what the turn and its stages do")
     ev_sub = ev.add_subparsers(dest="eval_command", metavar="WHAT", required=True)
     replies = ev_sub.add_parser(
@@ -213,6 +213,15 @@ def _add_eval(sub: Any, common: argparse.ArgumentParser) -> None:
         help="per agent, from the event log: calls, failures, labels, what it changed",
     )
     agents.add_argument("--session", help="only this session id")
+    memory = ev_sub.add_parser(
+        "memory",
+        parents=[_common_options(2)],
+        help="evidence recall@5/@10 on long conversations, beside plain BM25 and dense",
+    )
+    memory.add_argument(
+        "files", nargs="+", metavar="FILE", help="transcripts with questions (data/locomo/*.json)"
+    )
+    memory.add_argument("--mode", choices=("rag", "hybrid"), help="retrieval mode (default rag)")
 
 
 def _add_memory(sub: Any, common: argparse.ArgumentParser) -> None:
@@ -385,6 +394,10 @@ def dispatch(args: argparse.Namespace) -> int:
             from rilai_desktop.commands import nudges_cmd
 
             return nudges_cmd.run(args, ctx)
+        if command == "eval" and args.eval_command == "memory":
+            from rilai_desktop.commands import eval_memory
+
+            return eval_memory.run(args, ctx)
         if command == "eval" and args.eval_command == "agents":
             from rilai_desktop.commands import eval_agents
 

@@ -41,7 +41,9 @@ DEFAULT_SOURCE = REPO / "data" / "locomo" / "locomo10.json"
 DEV_IDS = ("conv-26", "conv-30", "conv-41", "conv-42", "conv-43")
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
 SOURCE_NOTE = "LoCoMo (snap-research/LoCoMo, data/locomo10.json), CC BY-NC 4.0"
-_DATE = re.compile(r"^\s*(\d{1,2}):(\d{2})\s*([ap]m)\s+on\s+(\d{1,2})\s+(\w+),?\s+(\d{4})\s*$", re.I)
+_DATE = re.compile(
+    r"^\s*(\d{1,2}):(\d{2})\s*([ap]m)\s+on\s+(\d{1,2})\s+(\w+),?\s+(\d{4})\s*$", re.I
+)
 
 
 def session_date(text: str) -> datetime:

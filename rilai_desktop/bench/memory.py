@@ -54,6 +54,7 @@ from rilai_desktop.errors import MemoryInputError
 from rilai_desktop.memory._sql import dumps, fts_query, iso
 from rilai_desktop.memory.embedding import EmbeddingService, FakeEmbedder
 from rilai_desktop.memory.extraction import KIND_CATEGORIES, RuleExtractor, extract_drafts
+from rilai_desktop.memory.turn_records import with_records
 from rilai_desktop.memory.items import content_hash, to_blob
 from rilai_desktop.memory.manager import MemoryManager
 from rilai_desktop.memory.types import Turn
@@ -537,6 +538,7 @@ def _draft_texts(sessions: Sequence[Sequence[Turn]]) -> list[list[str]]:
     out: list[list[str]] = []
     for turns in sessions:
         drafts, _ = extract_drafts(turns, "rules", rules=rules, llm=None)
+        drafts = with_records(turns, drafts)  # each turn's record, as ingest stores it
         texts: list[str] = []
         for d in drafts:
             if d.content not in seen:

@@ -169,6 +169,7 @@ def ingest(args: Namespace, ctx: Context) -> int:
             "resource_id": result.resource.resource_id,
             "turns": len(turns),
             "stored": len(result.stored),
+            "records": len(result.records),
             "reinforced": len(result.reinforced),
             "invalidated": len(result.invalidated),
             "item_ids": [i.item_id for i in [*result.stored, *result.reinforced]],
@@ -179,7 +180,7 @@ def ingest(args: Namespace, ctx: Context) -> int:
             print(
                 f"  {session.id}  {session.date.isoformat()}  {row['turns']} turns:"
                 f" {row['stored']} stored, {row['reinforced']} reinforced,"
-                f" {row['invalidated']} invalidated"
+                f" {row['invalidated']} invalidated, {row['records']} turn records"
             )
             for w in result.warnings:
                 print(f"    warning: {w}")
@@ -188,6 +189,7 @@ def ingest(args: Namespace, ctx: Context) -> int:
         "sessions": len(rows),
         "turns": sum(r["turns"] for r in rows),
         "stored": sum(r["stored"] for r in rows),
+        "records": sum(r["records"] for r in rows),
         "reinforced": sum(r["reinforced"] for r in rows),
         "invalidated": sum(r["invalidated"] for r in rows),
         "warnings": sum(len(r["warnings"]) for r in rows) + len(warnings),
@@ -208,7 +210,8 @@ def ingest(args: Namespace, ctx: Context) -> int:
         print(
             f"Total: {totals['sessions']} session(s), {totals['turns']} turn(s):"
             f" {totals['stored']} stored, {totals['reinforced']} reinforced,"
-            f" {totals['invalidated']} invalidated in {elapsed:.2f} s"
+            f" {totals['invalidated']} invalidated, {totals['records']} turn records"
+            f" in {elapsed:.2f} s"
         )
     return 0
 

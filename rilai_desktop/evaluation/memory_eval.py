@@ -209,8 +209,7 @@ def evaluate(
         for side, hits in sides.items():
             pooled[side].update({f"{tag}/{qid}": h for qid, h in hits.items()})
         all_questions.extend(
-            Question(f"{tag}/{q.id}", q.query, q.evidence_turn_ids, q.type)
-            for q in bench.questions
+            Question(f"{tag}/{q.id}", q.query, q.evidence_turn_ids, q.type) for q in bench.questions
         )
         all_times.extend(times)
         row = {

@@ -29,14 +29,16 @@ import numpy as np
 from rilai_desktop.errors import MemoryInputError, VectorIndexError
 from rilai_desktop.memory._sql import Clock, dumps, fts_query, iso, new_id, parse_dt, utc_now
 from rilai_desktop.memory.ports import Database, Embedder, Vectors
-from rilai_desktop.memory.types import ItemDraft, MemoryItem
+from rilai_desktop.memory.types import TURN_KIND, ItemDraft, MemoryItem
 from rilai_desktop.memory.vector_index import StaleIndexError, VectorIndex, ids_checksum
 
 _COLS = (
     "id, item_id, content, source_resource_id, source_turn_ids, category, kind, slot,"
-    " confidence, importance, created_at, reinforcement_count, valid_at, invalid_at"
+    " confidence, importance, created_at, reinforcement_count, valid_at, invalid_at,"
+    " speaker, dates"
 )
 _SPACE = re.compile(r"\s+")
+NEAR_K = 8  # neighbours looked at for a near-duplicate (the nearest may be a turn record)
 
 
 def content_hash(text: str) -> str:
@@ -94,6 +96,7 @@ class ItemLayer:
         self._dirty = False
         self._lock = threading.RLock()
         self.last_rebuild_reason: str | None = None
+        self._speakers: frozenset[str] | None = None  # of the turn records; None: unknown
 
     # ── the index ─────────────────────────────────────────────────────────
     @property
@@ -220,6 +223,8 @@ class ItemLayer:
         if not drafts:
             return out
         assert vectors is not None
+        if any(d.speaker for d in drafts):
+            self._speakers = None
         index = self.index
         added: list[int] = []
         removed: list[int] = []
@@ -228,8 +233,10 @@ class ItemLayer:
         # one batched search for all drafts (BLAS), and draft-to-draft similarities, instead
         # of a FAISS search per draft: at 100K items that is the difference between ~7 ms
         # and well under 1 ms per item
+        # several neighbours, not one: the nearest item may be a turn record (the very turn
+        # the fact was drawn from), which a fact is never merged into
         if len(index):
-            top_scores, top_ids = index.search(vecs, 1)
+            top_scores, top_ids = index.search(vecs, min(NEAR_K, len(index)))
         else:
             top_scores = np.zeros((len(drafts), 1), dtype=np.float32)
             top_ids = np.full((len(drafts), 1), -1, dtype=np.int64)
@@ -237,13 +244,16 @@ class ItemLayer:
         batch_rows: list[int | None] = [None] * len(drafts)
         try:
             for j, draft in enumerate(drafts):
-                near: tuple[int, float] | None = None
-                if top_ids[j][0] >= 0:
-                    near = (int(top_ids[j][0]), float(top_scores[j][0]))
+                near = [
+                    (int(i), float(sc))
+                    for i, sc in zip(top_ids[j], top_scores[j], strict=True)
+                    if i >= 0 and sc >= self.dedupe_similarity
+                ]
                 for i in range(j):
                     row_i = batch_rows[i]
-                    if row_i is not None and (near is None or batch_sims[j, i] > near[1]):
-                        near = (row_i, float(batch_sims[j, i]))
+                    if row_i is not None and batch_sims[j, i] >= self.dedupe_similarity:
+                        near.append((row_i, float(batch_sims[j, i])))
+                near.sort(key=lambda pair: pair[1], reverse=True)
                 batch_rows[j] = self._store_one(
                     conn, draft, vecs[j], resource_id, now, index, out, added, removed, near
                 )
@@ -267,21 +277,38 @@ class ItemLayer:
         out: StoreOutcome,
         added: list[int],
         removed: list[int],
-        near: tuple[int, float] | None,
+        near: Sequence[tuple[int, float]],
     ) -> int:
-        """Store or reinforce one draft; returns the row id it ended up in."""
+        """Store or reinforce one draft; returns the row id it ended up in. ``near``: items
+        at or above the dedupe similarity, most similar first."""
         chash = content_hash(draft.content)
-        same = conn.execute(
-            "SELECT id FROM memory_items WHERE content_hash = ? AND invalid_at IS NULL LIMIT 1",
-            (chash,),
-        ).fetchone()
+        record = draft.kind == TURN_KIND  # a turn record is never merged: each turn is itself
+        if record:
+            # the same conversation extracted again: its turns already have their records
+            again = conn.execute(
+                "SELECT id FROM memory_items WHERE source_resource_id = ? AND kind = ?"
+                " AND source_turn_ids = ? AND invalid_at IS NULL LIMIT 1",
+                (resource_id, TURN_KIND, dumps(list(dict.fromkeys(draft.source_turn_ids)))),
+            ).fetchone()
+            if again is not None:
+                return int(again[0])
+        same = (
+            None
+            if record
+            else conn.execute(
+                "SELECT id FROM memory_items WHERE content_hash = ? AND invalid_at IS NULL"
+                " AND kind != ? LIMIT 1",
+                (chash, TURN_KIND),
+            ).fetchone()
+        )
         target = int(same[0]) if same is not None else None
-        if target is None and near is not None and near[1] >= self.dedupe_similarity:
+        for near_id, _score in () if target is not None or record else near:
             row = conn.execute(
-                "SELECT kind, slot, invalid_at FROM memory_items WHERE id = ?", (near[0],)
+                "SELECT kind, slot, invalid_at FROM memory_items WHERE id = ?", (near_id,)
             ).fetchone()
             if row is not None and row[0] == draft.kind and row[1] == draft.slot and row[2] is None:
-                target = near[0]
+                target = near_id
+                break
         if target is not None:
             self._reinforce(conn, target, draft, now)
             item = self.get_row(conn, target)
@@ -310,7 +337,8 @@ class ItemLayer:
         cur = conn.execute(
             "INSERT INTO memory_items (item_id, content, content_hash, embedding,"
             " source_resource_id, source_turn_ids, category, kind, slot, confidence,"
-            " importance, created_at, valid_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            " importance, created_at, valid_at, speaker, dates)"
+            " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
             (
                 item_id,
                 draft.content,
@@ -325,6 +353,8 @@ class ItemLayer:
                 draft.importance,
                 iso(now),
                 iso(valid_at),
+                draft.speaker,
+                dumps(draft.dates),
             ),
         )
         row_id = int(cur.lastrowid or 0)
@@ -410,6 +440,7 @@ class ItemLayer:
 
     def delete_rows(self, conn: sqlite3.Connection, where: str, args: Sequence[Any]) -> list[str]:
         """Delete items matching ``where`` (SQL over memory_items); returns their item_ids."""
+        self._speakers = None
         rows = conn.execute(f"SELECT id, item_id FROM memory_items WHERE {where}", args).fetchall()
         if not rows:
             return []
@@ -420,6 +451,34 @@ class ItemLayer:
         return [str(r[1]) for r in rows]
 
     # ── reading ───────────────────────────────────────────────────────────
+    def next_records(self, row_ids: Sequence[int]) -> dict[int, MemoryItem]:
+        """row id of a turn record -> the record stored right after it from the same
+        conversation (the next person's turn), for those that have one."""
+        out: dict[int, MemoryItem] = {}
+        conn = self._db.connection
+        for row_id in row_ids:
+            row = conn.execute(
+                f"SELECT {_COLS} FROM memory_items WHERE kind = ? AND id > ?"
+                " AND source_resource_id = (SELECT source_resource_id FROM memory_items"
+                " WHERE id = ?) AND invalid_at IS NULL ORDER BY id LIMIT 1",
+                (TURN_KIND, row_id, row_id),
+            ).fetchone()
+            if row is not None:
+                out[row_id] = _row(row)
+        return out
+
+    def speakers(self) -> frozenset[str]:
+        """Who has turn records (memory/query_plan.py matches their names in questions)."""
+        known = self._speakers
+        if known is None:
+            rows = self._db.connection.execute(
+                "SELECT DISTINCT speaker FROM memory_items WHERE kind = ?"
+                " AND speaker IS NOT NULL AND invalid_at IS NULL",
+                (TURN_KIND,),
+            ).fetchall()
+            known = self._speakers = frozenset(str(r[0]) for r in rows)
+        return known
+
     def get(self, item_id: str, *, with_embedding: bool = False) -> MemoryItem | None:
         row = self._db.connection.execute(
             f"SELECT {_COLS} FROM memory_items WHERE item_id = ?", (item_id,)
@@ -574,9 +633,11 @@ class ItemLayer:
         return int(self._db.connection.execute(sql).fetchone()[0])
 
     def count_by_category(self) -> dict[str, int]:
+        """Valid facts per category (turn records belong to no category: not counted)."""
         rows = self._db.connection.execute(
             "SELECT COALESCE(category, 'uncategorized'), COUNT(*) FROM memory_items"
-            " WHERE invalid_at IS NULL GROUP BY category"
+            " WHERE invalid_at IS NULL AND kind != ? GROUP BY category",
+            (TURN_KIND,),
         ).fetchall()
         return {str(c): int(n) for c, n in rows}
 
@@ -608,4 +669,6 @@ def _row(row: Sequence[Any]) -> MemoryItem:
         reinforcement_count=int(row[11]),
         valid_at=parse_dt(row[12]),
         invalid_at=parse_dt(row[13]),
+        speaker=row[14],
+        dates=json.loads(row[15] or "[]"),
     )

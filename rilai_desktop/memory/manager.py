@@ -17,7 +17,7 @@ import shutil
 import sqlite3
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
@@ -55,7 +55,9 @@ from rilai_desktop.memory.retrieval import (
     RAGRetriever,
     check_query,
 )
+from rilai_desktop.memory.turn_records import with_records
 from rilai_desktop.memory.types import (
+    TURN_KIND,
     IMPORTANCE_LEVELS,
     ItemDraft,
     MemoryCategory,
@@ -111,11 +113,23 @@ class MemoryConfig:
 
 @dataclass
 class IngestResult:
+    """What one conversation added: facts (``stored``/``reinforced``; the extractor's) and
+    its turn records (``records``: one per person's turn, memory/turn_records.py)."""
+
     resource: Resource
     stored: list[MemoryItem]
     reinforced: list[MemoryItem]
     invalidated: list[str]
     warnings: list[str]
+    records: list[MemoryItem] = field(default_factory=list)
+
+
+def _facts(items: Sequence[MemoryItem]) -> list[MemoryItem]:
+    return [i for i in items if i.kind != TURN_KIND]
+
+
+def _records(items: Sequence[MemoryItem]) -> list[MemoryItem]:
+    return [i for i in items if i.kind == TURN_KIND]
 
 
 class MemoryManager:
@@ -340,6 +354,7 @@ class MemoryManager:
             llm=self.llm_extractor,
             category_hint=category_hint,
         )
+        drafts = with_records(turns, drafts)
         outcome = self.store_drafts(resource_id, drafts, started=start)
         self.last_warnings = warnings
         return _Extraction(resource, outcome, warnings)
@@ -470,10 +485,11 @@ class MemoryManager:
             raise
         return IngestResult(
             resource,
-            ex.outcome.stored,
-            ex.outcome.reinforced,
+            _facts(ex.outcome.stored),
+            _facts(ex.outcome.reinforced),
             ex.outcome.invalidated,
             ex.warnings,
+            _records(ex.outcome.stored),
         )
 
     def ingest_sessions(
@@ -511,7 +527,7 @@ class MemoryManager:
                 llm=self.llm_extractor,
                 category_hint=category_hint,
             )
-            plans.append((meta, content, drafts, warnings))
+            plans.append((meta, content, with_records(turns, drafts), warnings))
         texts = [d.content for p in plans if not isinstance(p, Resource) for d in p[2]]
         vectors = self.embed(texts) if texts else None
         results: list[IngestResult] = []
@@ -541,10 +557,11 @@ class MemoryManager:
                 results.append(
                     IngestResult(
                         stored[0],
-                        outcome.stored,
-                        outcome.reinforced,
+                        _facts(outcome.stored),
+                        _facts(outcome.reinforced),
                         outcome.invalidated,
                         warnings,
+                        _records(outcome.stored),
                     )
                 )
         finally:
@@ -844,7 +861,7 @@ class MemoryManager:
             storage += os.path.getsize(db_file)
         return MemoryStats(
             total_resources=sum(by_type.values()),
-            total_items=sum(by_cat.values()),
+            total_items=self.item_layer.count(),  # facts and turn records
             total_categories=len(self.category_layer.names()),
             vector_index_size=len(self.item_layer.index),
             storage_bytes=storage,
@@ -928,7 +945,7 @@ class _Extraction:
 
     @property
     def stored_and_reinforced(self) -> list[MemoryItem]:
-        return [*self.outcome.stored, *self.outcome.reinforced]
+        return _facts([*self.outcome.stored, *self.outcome.reinforced])
 
 
 class _RetryingEmbedder:

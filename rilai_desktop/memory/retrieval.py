@@ -29,8 +29,10 @@ from rilai_desktop.errors import MemoryInputError, RetrievalError, RilaiError
 from rilai_desktop.memory._sql import Clock, utc_now
 from rilai_desktop.memory.items import ItemLayer
 from rilai_desktop.memory.ports import Embedder, TextModel
+from rilai_desktop.memory.query_plan import plan
 from rilai_desktop.memory.types import (
     MAX_QUERY_CHARS,
+    TURN_KIND,
     MemoryItem,
     RetrievalMode,
     RetrievalResult,
@@ -47,9 +49,10 @@ class FusionWeights:
     at a small tie-break weight so "high" items win ties, as seed 003 asks."""
 
     dense: float = 1.0
-    lexical: float = 0.1
+    lexical: float = 0.33
     recency: float = 0.05
     importance: float = 0.02
+    speaker: float = 0.2  # a turn record said by someone the question names (query_plan.py)
     half_life_days: float = 30.0
     candidates: int = 50  # per channel
 
@@ -78,6 +81,7 @@ class Scored:
     score: float
     dense: float
     lexical: float
+    row_id: int = 0
 
 
 class RAGRetriever:
@@ -102,9 +106,10 @@ class RAGRetriever:
         """All fused candidates, best first, and how many matched before the k limit."""
         w = self.weights
         n_cand = max(w.candidates, k)
-        qvec = self.embedder.embed_one(query)
+        asked = plan(query, self.items.speakers())
+        qvec = self.embedder.embed_one(asked.matched)
         dense = self.items.dense_search(qvec, n_cand, category=category_filter)
-        lexical = self.items.lexical_search(query, n_cand, category=category_filter)
+        lexical = self.items.lexical_search(asked.matched, n_cand, category=category_filter)
         dense_by_id = {h.row_id: h.score for h in dense}
         lex_by_id = {h.row_id: h.score for h in lexical}
         ids = list(dict.fromkeys([*dense_by_id, *lex_by_id]))
@@ -126,9 +131,37 @@ class RAGRetriever:
             score = w.dense * d + w.lexical * lx
             score += w.recency * _recency(item.valid_at or item.created_at, now, w.half_life_days)
             score += w.importance * IMPORTANCE_VALUE.get(item.importance, 0.5)
-            out.append(Scored(item, score, d, lx))
+            if item.speaker is not None and item.speaker in asked.named:
+                score += w.speaker
+            out.append(Scored(item, score, d, lx, rid))
         out.sort(key=lambda s: s.score, reverse=True)
-        return out, len(out)
+        return _one_per_turn(out), len(out)
+
+    def with_answers(self, top: list[Scored]) -> list[Scored]:
+        """A turn record that asks something comes back with the reply to it: half of a
+        question/answer pair says nothing ("What inspired it?"). The hit keeps the
+        question's item id; its content gains the next person's turn after a line break
+        ("Melanie: ..."), its turns both ids. Only when the next record of the same
+        conversation is someone else's."""
+        asking = [s for s in top if s.item.kind == TURN_KIND and _asks(s.item.content)]
+        if not asking:
+            return top
+        replies = self.items.next_records([s.row_id for s in asking])
+        out: list[Scored] = []
+        for s in top:
+            reply = replies.get(s.row_id) if s.item.kind == TURN_KIND else None
+            if reply is None or reply.speaker == s.item.speaker:
+                out.append(s)
+                continue
+            who = f"{reply.speaker}: " if reply.speaker else ""
+            item = s.item.model_copy(
+                update={
+                    "content": f"{s.item.content}\n{who}{reply.content}",
+                    "source_turn_ids": [*s.item.source_turn_ids, *reply.source_turn_ids],
+                }
+            )
+            out.append(Scored(item, s.score, s.dense, s.lexical, s.row_id))
+        return out
 
     def retrieve(
         self, query: str, k: int = 5, category_filter: str | None = None
@@ -136,7 +169,7 @@ class RAGRetriever:
         check_query(query, k)
         start = time.perf_counter()
         scored, total = self.candidates(query, k, category_filter)
-        top = scored[:k]
+        top = self.with_answers(scored[:k])
         return RetrievalResult.model_construct(
             items=[s.item for s in top],
             mode_used=RetrievalMode.RAG,
@@ -145,6 +178,29 @@ class RAGRetriever:
             confidence_scores=[round(s.score, 6) for s in top],
             escalated=False,
         )
+
+
+def _asks(text: str) -> bool:
+    return text.rstrip(" \"'”)").endswith("?")
+
+
+def _one_per_turn(ranked: list[Scored]) -> list[Scored]:
+    """Best first, without saying a turn twice: a turn record after a better hit from the
+    same turn, or a fact after the record of the turns it came from, is left out (two
+    facts from one turn are two things and both stay)."""
+    any_hit: set[str] = set()
+    recorded: set[str] = set()
+    out: list[Scored] = []
+    for s in ranked:
+        turns = set(s.item.source_turn_ids)
+        record = s.item.kind == TURN_KIND
+        if turns and turns <= (any_hit if record else recorded):
+            continue
+        any_hit |= turns
+        if record:
+            recorded |= turns
+        out.append(s)
+    return out
 
 
 def _recency(when: datetime | None, now: datetime, half_life_days: float) -> float:
@@ -412,6 +468,7 @@ class HybridRetriever:
                 self.last_error = exc
                 escalate = False
         if not escalate:
+            top = self.rag.with_answers(top)
             items = [s.item for s in top]
             scores = [round(s.score, 6) for s in top]
             mode = RetrievalMode.RAG

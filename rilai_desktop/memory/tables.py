@@ -1,4 +1,4 @@
-"""The memory tables as SQLModel classes: the typed declaration of migration 0003.
+"""The memory tables as SQLModel classes: the typed declaration of migrations 0003-0004.
 
 The migration SQL is what creates the tables (FTS5 tables and triggers cannot be expressed
 here); these classes declare the same columns, types, keys and nullability, and
@@ -49,6 +49,8 @@ class MemoryItemRow(SQLModel, table=True):
     valid_at: str
     invalid_at: str | None = None
     invalidated_by: str | None = None
+    speaker: str | None = None
+    dates: str = "[]"
 
 
 class MemoryCategoryRow(SQLModel, table=True):

@@ -75,6 +75,8 @@ class MemoryItem(_Model):
     reinforcement_count: int = Field(default=0, ge=0)
     valid_at: AwareDatetime | None = None
     invalid_at: AwareDatetime | None = None
+    speaker: str | None = None  # a turn record's speaker (kind "turn"); None for a fact
+    dates: list[dict[str, str]] = Field(default_factory=list)  # memory.dates, resolved
 
     @property
     def is_valid(self) -> bool:
@@ -138,7 +140,9 @@ ITEM_KINDS = (
     "emotion",
     "utterance",
     "fact",
+    "turn",
 )
+TURN_KIND = "turn"  # a turn record: the turn's own text, its speaker and its session's date
 MAX_ITEM_CHARS = 2_000
 
 
@@ -158,6 +162,8 @@ class ItemDraft(_Model):
     source_turn_ids: list[str] = Field(default_factory=list)
     valid_at: AwareDatetime | None = None
     slot: str | None = Field(default=None, max_length=64)
+    speaker: str | None = Field(default=None, max_length=200)
+    dates: list[dict[str, str]] = Field(default_factory=list)
 
 
 class Turn(_Model):

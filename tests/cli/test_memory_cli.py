@@ -717,7 +717,7 @@ def test_stats(run: Run, ingested: dict[str, Any]) -> None:
     }
     assert data["total_resources"] == 3
     assert data["resources_by_type"] == {"conversation": 3}
-    assert data["total_items"] == ingested["totals"]["stored"]
+    assert data["total_items"] == ingested["totals"]["stored"] + ingested["totals"]["records"]
     assert data["vector_index_size"] == data["total_items"]
     assert data["storage_bytes"] > 0
     text = run("memory", "stats")

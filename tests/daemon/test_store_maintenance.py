@@ -197,7 +197,9 @@ def test_old_raw_text_goes_and_the_items_stay_searchable(env: Env) -> None:
     by_id = {e.payload["resource_id"]: e.payload for e in deleted}
     assert by_id[chat.resource_id]["item_ids"] == []
     assert by_id[old_id]["scope"] == "raw_text"
-    assert by_id[old_id]["kept_item_ids"] == old_items
+    records = [i.item_id for i in env.memory.item_layer.get_by_resource(old_id) if i.kind == "turn"]
+    assert len(records) == 2  # each of Sam's turns kept as itself, beside the facts
+    assert by_id[old_id]["kept_item_ids"] == [*old_items, *records]
     assert (env.memory.session_id, env.memory.turn_id) == (SESSION, 1)  # binding put back
 
     # idempotent, and re-importing the same old transcript is still recognised

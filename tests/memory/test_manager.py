@@ -30,7 +30,14 @@ from rilai_desktop.llm.errors import ModelCallError
 from rilai_desktop.llm.fake import ScriptedLLM
 from rilai_desktop.memory.embedding import FakeEmbedder
 from rilai_desktop.memory.manager import MemoryConfig, MemoryManager, MemoryRetryConfig
-from rilai_desktop.memory.types import ItemDraft, MemoryStats, RetrievalMode, Turn
+from rilai_desktop.memory.types import (
+    TURN_KIND,
+    ItemDraft,
+    MemoryItem,
+    MemoryStats,
+    RetrievalMode,
+    Turn,
+)
 from rilai_desktop.store import EventLog
 from tests.memory.conftest import (
     T0,
@@ -58,9 +65,17 @@ def in_sync(manager: MemoryManager) -> bool:
 
 
 def ingest(manager: MemoryManager, text: str = CHAT) -> tuple[str, list[str]]:
+    """Store and extract ``text``; returns the resource id and its FACTS' ids (what
+    extract_and_store returns; the turn records are in ``records``)."""
     res = manager.store_resource(text, "conversation")
     items = manager.extract_and_store(res.resource_id, mode="rules")
     return res.resource_id, [i.item_id for i in items]
+
+
+def records(manager: MemoryManager, resource_id: str) -> list[MemoryItem]:
+    """The resource's turn records (kind "turn"), in the order they were stored."""
+    items = manager.item_layer.get_by_resource(resource_id)
+    return [i for i in items if i.kind == TURN_KIND]
 
 
 # ── Layer 1 ────────────────────────────────────────────────────────────────
@@ -110,6 +125,12 @@ def test_extract_and_store_with_rules(manager: MemoryManager, log: EventLog) -> 
     assert items[1].slot == "lives_in"
     assert items[0].source_turn_ids == [f"{res.resource_id}#L0"]
     assert all(i.source_resource_id == res.resource_id for i in items)
+    # beside the facts, one turn record per user turn (none for Rilai's line 1)
+    recs = records(manager, res.resource_id)
+    assert [(r.content, r.speaker, r.source_turn_ids, r.category) for r in recs] == [
+        ("I love hiking in the Alps.", "User", [f"{res.resource_id}#L0"], None),
+        ("I live in Berlin now.", "User", [f"{res.resource_id}#L2"], None),
+    ]
     (payload,) = event_payloads(log, "memory.items_extracted")
     assert set(payload) == {
         "resource_id",
@@ -119,8 +140,8 @@ def test_extract_and_store_with_rules(manager: MemoryManager, log: EventLog) -> 
         "extraction_time_ms",
     }
     assert payload["resource_id"] == res.resource_id
-    assert payload["item_ids"] == [i.item_id for i in items]
-    assert payload["item_count"] == 2
+    assert payload["item_ids"] == [i.item_id for i in [*items, *recs]]
+    assert payload["item_count"] == 4
     assert payload["categories"] == ["biography", "preferences"]
     assert payload["extraction_time_ms"] >= 0
     # the categories the items needed were created, each with its event and its file
@@ -129,11 +150,13 @@ def test_extract_and_store_with_rules(manager: MemoryManager, log: EventLog) -> 
     assert [c.name for c in manager.list_categories()] == ["biography", "preferences"]
     text = (manager.category_layer.folder / "preferences.md").read_text()
     assert "I love hiking in the Alps." in text
-    assert len(manager.item_layer.index) == 2 and in_sync(manager)
+    assert len(manager.item_layer.index) == 4 and in_sync(manager)
 
 
 def test_extracting_again_reinforces(manager: MemoryManager, log: EventLog) -> None:
     rid, first = ingest(manager)
+    recorded = [r.item_id for r in records(manager, rid)]
+    assert len(recorded) == 2
     again = manager.extract_and_store(rid, mode="rules")
     assert [i.item_id for i in again] == first
     assert all(i.reinforcement_count == 1 for i in again)
@@ -141,7 +164,11 @@ def test_extracting_again_reinforces(manager: MemoryManager, log: EventLog) -> N
     assert payload["item_count"] == 0 and payload["item_ids"] == first
     updates = event_payloads(log, "memory.item_updated")
     assert updates == [{"item_id": i, "change": "reinforced"} for i in first]
-    assert manager.item_layer.count() == 2
+    # the same turns again: each keeps its one record (none added, none reinforced)
+    after = records(manager, rid)
+    assert [r.item_id for r in after] == recorded
+    assert all(r.reinforcement_count == 0 for r in after)
+    assert manager.item_layer.count() == 4
 
 
 def test_resource_not_found(manager: MemoryManager, log: EventLog) -> None:
@@ -524,14 +551,18 @@ def test_query_embedding_is_retried_too(
 
 def test_delete_resource_cascades(manager: MemoryManager, log: EventLog) -> None:
     keep_rid, keep = ingest(manager, "User: I really enjoy climbing.")
-    rid, gone = ingest(manager)
+    kept = [*keep, *(r.item_id for r in records(manager, keep_rid))]
+    rid, facts = ingest(manager)
+    gone = [*facts, *(r.item_id for r in records(manager, rid))]  # its facts, then its records
+    assert len(kept) == 2 and len(gone) == 4
     path = manager.category_layer.folder / "biography.md"
     assert "Berlin" in path.read_text()
     assert manager.delete_resource(rid) is True
-    assert manager.get_item(gone[0]) is None and manager.get_item(gone[1]) is None
+    assert all(manager.get_item(i) is None for i in gone)
     assert manager.resource_layer.get(rid) is None
-    assert count(log, "memory_items") == 1
-    assert manager.item_layer.count() == len(manager.item_layer.index) == 1 and in_sync(manager)
+    assert count(log, "memory_items") == 2
+    assert [i.item_id for i in manager.item_layer.get_by_resource(keep_rid)] == kept
+    assert manager.item_layer.count() == len(manager.item_layer.index) == 2 and in_sync(manager)
     assert event_payloads(log, "memory.item_deleted") == [{"item_id": i} for i in gone]
     assert event_payloads(log, "memory.resource_deleted") == [
         {"resource_id": rid, "item_ids": gone}
@@ -541,17 +572,20 @@ def test_delete_resource_cascades(manager: MemoryManager, log: EventLog) -> None
     assert "Berlin" not in bio and "*No items yet.*" in bio
     prefs = manager.get_category_content("preferences")
     assert "Alps" not in prefs and "climbing" in prefs
-    assert manager.retrieve("Berlin Alps", mode="rag").items[0].item_id == keep[0]
+    found = manager.retrieve("Berlin Alps", mode="rag").items
+    assert {i.source_resource_id for i in found} == {keep_rid}
+    assert [i.item_id for i in found if i.kind != TURN_KIND] == keep  # the one fact left
     assert manager.delete_resource(rid) is False
     assert manager.resource_layer.get(keep_rid) is not None
 
 
 def test_delete_resource_without_cascade(manager: MemoryManager, log: EventLog) -> None:
-    rid, items = ingest(manager)
+    rid, facts = ingest(manager)
+    items = [*facts, *(r.item_id for r in records(manager, rid))]
     events = log.count()
     with pytest.raises(MemoryInputError) as err:
         manager.delete_resource(rid, cascade=False)
-    assert "still has 2 items" in err.value.message
+    assert "still has 4 items" in err.value.message  # 2 facts and 2 turn records
     assert manager.resource_layer.get(rid) is not None
     assert all(manager.get_item(i) is not None for i in items)
     assert log.count() == events and in_sync(manager)
@@ -576,8 +610,8 @@ def test_get_stats(manager: MemoryManager, clock: Clock) -> None:
     stats = manager.get_stats()
     assert stats.total_resources == 2
     assert stats.resources_by_type == {"conversation": 1, "document": 1}
-    assert stats.total_items == 2 and stats.vector_index_size == 2
-    assert stats.items_by_category == {"biography": 1, "preferences": 1}
+    assert stats.total_items == 4 and stats.vector_index_size == 4  # 2 facts + 2 records
+    assert stats.items_by_category == {"biography": 1, "preferences": 1}  # records: no category
     assert stats.total_categories == 2
     assert stats.last_extraction_at == clock.now
     assert stats.last_consolidation_at is None  # refreshed, never consolidated
@@ -591,7 +625,7 @@ def test_is_healthy(manager: MemoryManager, embedder: FakeEmbedder) -> None:
     embedder.fail_next = 1
     assert manager.is_healthy is False  # the embedder did not answer
     assert manager.is_healthy is True
-    assert manager.get_stats().vector_index_size == 2
+    assert manager.get_stats().vector_index_size == 4  # 2 facts + 2 turn records
 
 
 def test_is_healthy_only_once_open(log: EventLog, tmp_path: Path, clock: Clock) -> None:
@@ -651,11 +685,13 @@ def test_remember_update_invalidate_forget(manager: MemoryManager, log: EventLog
 
 
 def test_export(manager: MemoryManager, tmp_path: Path) -> None:
-    rid, items = ingest(manager)
+    rid, facts = ingest(manager)
+    recs = records(manager, rid)
+    items = [*facts, *(r.item_id for r in recs)]
     manager.store_resource("ünïcode document", "document", {"k": "v"})
     out = tmp_path / "export"
     counts = manager.export(out)
-    assert counts == {"resources": 2, "items": 2, "categories": 2}
+    assert counts == {"resources": 2, "items": 4, "categories": 2}
     assert sorted(p.name for p in out.iterdir()) == ["categories", "items.jsonl", "resources.jsonl"]
     resources = [json.loads(line) for line in (out / "resources.jsonl").read_text().splitlines()]
     assert resources[0]["resource_id"] == rid
@@ -664,6 +700,13 @@ def test_export(manager: MemoryManager, tmp_path: Path) -> None:
     assert [i["item_id"] for i in exported] == items
     assert "embedding" not in exported[0]
     assert exported[0]["source_turn_ids"] == [f"{rid}#L0"]
+    assert (exported[0]["kind"], exported[0]["speaker"]) == (
+        "preference",
+        "User",
+    )  # a fact keeps who said it
+    assert exported[2] == json.loads(recs[0].model_dump_json(exclude={"embedding"}))
+    assert (exported[2]["kind"], exported[2]["speaker"]) == (TURN_KIND, "User")
+    assert exported[2]["source_turn_ids"] == [f"{rid}#L0"]
     assert sorted(p.name for p in (out / "categories").iterdir()) == [
         "biography.md",
         "preferences.md",
@@ -705,6 +748,49 @@ def test_ingest_turns(manager: MemoryManager, log: EventLog) -> None:
     assert second.stored[0].source_turn_ids == ["s2-t1"]
     with pytest.raises(MemoryInputError):
         manager.ingest_turns([])
+
+
+def test_a_user_turn_gets_one_record_and_an_assistant_turn_none(manager: MemoryManager) -> None:
+    turns = [
+        Turn(id="c1-t1", speaker="User", text="I went to a pottery class yesterday.", at=T0),
+        Turn(id="c1-t2", speaker="Rilai", text="How did it go?", at=T0, is_user=False),
+    ]
+    result = manager.ingest_turns(turns, mode="rules")
+    (record,) = result.records
+    assert (record.kind, record.content, record.speaker) == (
+        TURN_KIND,
+        "I went to a pottery class yesterday.",
+        "User",
+    )
+    assert record.source_turn_ids == ["c1-t1"] and record.valid_at == T0
+    assert (record.category, record.importance, record.confidence) == (None, "low", 1.0)
+    assert record.dates == [
+        {"phrase": "yesterday", "date": "2026-01-19", "label": "19 January 2026"}
+    ]
+    assert all(i.kind != TURN_KIND for i in [*result.stored, *result.reinforced])
+    # stored as it was returned; nothing at all cites the assistant's turn
+    stored = manager.item_layer.get_by_resource(result.resource.resource_id)
+    assert records(manager, result.resource.resource_id) == [record]
+    assert all("c1-t2" not in i.source_turn_ids for i in stored)
+    assert all(i.kind != "utterance" for i in stored)  # the record replaced the fallback
+
+
+def test_turn_records_are_never_merged(manager: MemoryManager) -> None:
+    later = T0 + timedelta(days=1)
+    first = manager.ingest_turns([Turn(id="a-t1", speaker="User", text="Thanks!", at=T0)])
+    second = manager.ingest_turns([Turn(id="b-t1", speaker="User", text="Thanks!", at=later)])
+    (one,) = first.records
+    (two,) = second.records
+    assert one.item_id != two.item_id  # the same words in two conversations: two records
+    assert (one.source_turn_ids, one.valid_at) == (["a-t1"], T0)
+    assert (two.source_turn_ids, two.valid_at) == (["b-t1"], later)
+    assert first.reinforced == second.reinforced == []
+    # a fact with the same words as a turn is a fact of its own, not a reinforced record
+    fact = manager.remember("Thanks!")
+    assert fact.item_id not in {one.item_id, two.item_id}
+    assert (fact.kind, fact.content, fact.reinforcement_count) == ("fact", "Thanks!", 0)
+    assert [manager.get_item(r.item_id) for r in (one, two)] == [one, two]  # untouched
+    assert manager.item_layer.count() == 3 and in_sync(manager)
 
 
 # ── atomicity: a mutation and its event land together or not at all ────────

@@ -1,0 +1,57 @@
+"""What a question asks of memory: the people it names, and its words without their names.
+
+"What did Caroline research?" over a conversation between Caroline and Melanie: the name
+is in nearly every turn that *addresses* Caroline ("Wow, Caroline, that looks amazing!"),
+so left in the query it dominates both BM25 and the embedding, and the turn in which
+Caroline says what she researched ranks below ten greetings. A plan takes the names of
+known speakers out of the words that are matched and turns them into a preference for
+what that person said (``named``): the retriever boosts their turn records.
+
+Names are matched on the speaker's first word, case-insensitively, with or without a
+possessive ("Caroline's"); "I", "me", "my" name the user when the user has turns of their
+own under a speaker recorded as ``user``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+_SELF = re.compile(r"\b(?:i|me|my|mine|myself)\b", re.IGNORECASE)
+USER_SPEAKERS = frozenset({"user", "you", "me"})
+
+
+@dataclass(frozen=True)
+class QueryPlan:
+    text: str  # the question as asked
+    matched: str  # the words to match: the question without the names it uses
+    named: frozenset[str]  # speakers (as recorded) the question is about
+
+    @property
+    def about_someone(self) -> bool:
+        return bool(self.named)
+
+
+def _name_pattern(speaker: str) -> re.Pattern[str] | None:
+    first = speaker.strip().split()[0] if speaker.strip() else ""
+    if len(first) < 2 or first.lower() in USER_SPEAKERS:
+        return None
+    return re.compile(rf"\b{re.escape(first)}(?:['’]s)?\b", re.IGNORECASE)
+
+
+def plan(query: str, speakers: Iterable[str]) -> QueryPlan:
+    """The plan for ``query`` given the speakers memory has turn records of."""
+    matched = query
+    named: set[str] = set()
+    for speaker in speakers:
+        pattern = _name_pattern(speaker)
+        if pattern is not None and pattern.search(matched):
+            named.add(speaker)
+            matched = pattern.sub(" ", matched)
+        elif speaker.strip().lower() in USER_SPEAKERS and _SELF.search(query):
+            named.add(speaker)
+    matched = " ".join(matched.split())
+    if not re.search(r"\w", matched):
+        matched = query  # a question that is only a name: match the name
+    return QueryPlan(query, matched, frozenset(named))

@@ -189,7 +189,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _add_eval(sub: Any, common: argparse.ArgumentParser) -> None:
-    """`rilai eval replies|agents|memory` (docs/eval.md; docs/agents.md, "What each agent changed")."""
+    """`rilai eval replies|agents|memory` (docs/eval.md; docs/agents.md, "What each agent
+    changed")."""
     ev = sub.add_parser("eval", parents=[common], help="measure what the turn and its stages do")
     ev_sub = ev.add_subparsers(dest="eval_command", metavar="WHAT", required=True)
     replies = ev_sub.add_parser(

@@ -54,9 +54,9 @@ from rilai_desktop.errors import MemoryInputError
 from rilai_desktop.memory._sql import dumps, fts_query, iso
 from rilai_desktop.memory.embedding import EmbeddingService, FakeEmbedder
 from rilai_desktop.memory.extraction import KIND_CATEGORIES, RuleExtractor, extract_drafts
-from rilai_desktop.memory.turn_records import with_records
 from rilai_desktop.memory.items import content_hash, to_blob
 from rilai_desktop.memory.manager import MemoryManager
+from rilai_desktop.memory.turn_records import with_records
 from rilai_desktop.memory.types import Turn
 from rilai_desktop.memory.vector_index import VectorIndex, ids_checksum, ivf_nlist
 from rilai_desktop.paths import Paths

@@ -145,7 +145,8 @@ def _print(report: dict[str, Any]) -> None:
         o = f["recall"]
         print(
             f"  {Path(f['file']).name}: {f['turns']} turns, {f['questions']} questions,"
-            f" ingest {f['ingest_s']:.1f} s, recall@10 ours {o['rilai']['overall']['recall@10']:.3f}"
+            f" ingest {f['ingest_s']:.1f} s,"
+            f" recall@10 ours {o['rilai']['overall']['recall@10']:.3f}"
             f" bm25 {o['bm25']['overall']['recall@10']:.3f}"
             f" dense {o['dense']['overall']['recall@10']:.3f}"
         )

@@ -223,11 +223,12 @@ def evaluate(
         }
         files.append(row)
         overall = row["recall"]
+        assert isinstance(overall, dict)
         progress(
             f"{bench.path.name}: recall@10 rilai {overall['rilai']['overall']['recall@10']:.3f}"
             f" · bm25 {overall['bm25']['overall']['recall@10']:.3f}"
             f" · dense {overall['dense']['overall']['recall@10']:.3f}"
-            f" · search p95 {row['search_ms']['p95']:.1f} ms"
+            f" · search p95 {_timing(times)['p95']:.1f} ms"
         )
     recall = {side: _recalls(hits, all_questions) for side, hits in pooled.items()}
     ours10 = float(recall["rilai"]["overall"]["recall@10"]) if all_questions else 0.0

@@ -20,10 +20,21 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Final
 
-MONTHS: Final = (
-    "january february march april may june july august september october november december"
-).split()
-WEEKDAYS: Final = "monday tuesday wednesday thursday friday saturday sunday".split()
+MONTHS: Final = [
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+]
+WEEKDAYS: Final = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
 _NUMBERS: Final = {
     "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
     "seven": 7, "eight": 8, "nine": 9, "ten": 10, "a couple of": 2, "a few": 3, "couple of": 2,

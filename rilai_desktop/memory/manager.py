@@ -57,8 +57,8 @@ from rilai_desktop.memory.retrieval import (
 )
 from rilai_desktop.memory.turn_records import with_records
 from rilai_desktop.memory.types import (
-    TURN_KIND,
     IMPORTANCE_LEVELS,
+    TURN_KIND,
     ItemDraft,
     MemoryCategory,
     MemoryItem,

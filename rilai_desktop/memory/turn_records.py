@@ -1,9 +1,10 @@
 """Every turn retrievable as itself: one turn record per turn, beside the facts drawn from it.
 
 A fact ("I researched adoption agencies") is what the extractor understood; the turn record
-is what a person said (every speaker but the assistant), by whom and when: an item of kind ``turn`` whose content is the turn's
-text, with its ``speaker``, its session's date (``valid_at``), its turn id and the relative
-dates inside it resolved against that date (``memory.dates``). Records are never merged with
+is what a person said (every speaker but the assistant), by whom and when: an item of kind
+``turn`` whose content is the turn's text, with its ``speaker``, its session's date
+(``valid_at``), its turn id and the relative dates inside it resolved against that date
+(``memory.dates``). Records are never merged with
 one another or with facts (two people can say "Thanks!"), and they replace the extractor's
 ``utterance`` fallback — the whole turn kept as a low-importance item when no rule matched
 — which a record makes redundant.

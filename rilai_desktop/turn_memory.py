@@ -5,7 +5,8 @@ and ``memory/`` must not know about turns' types, so this small bridge, used onl
 composition root, translates between them:
 
 - recall: the companion's episodes, user facts and open threads ranked for the message,
-  plus the best layer-2 items from RAG search (lexical + dense, no model call);
+  plus the best layer-2 items from RAG search (lexical + dense, no model call); a turn
+  record reads with who said it and when (:func:`said_line`);
 - commit: the user's message stored as a one-turn conversation resource and run through
   the rule extractor (fast; the LLM extractor stays for `rilai memory ingest`); extracted
   preferences, boundaries and biography also become user facts with evidence counts; the
@@ -36,6 +37,28 @@ FACT_CATEGORY = {
 ITEM_SCORE_FLOOR = 0.25  # RAG fused score below which an item is not worth a prompt line
 
 
+USER_SPEAKERS = frozenset({"user", "you", "me"})
+
+
+def said_line(item: Any) -> str:
+    """What the voice's notes read for a recalled item: a turn record, or a fact drawn from
+    one person's turn, says who said it and when ("on 8 May 2023 they said: I went to a
+    support group yesterday (yesterday = 7 May 2023)"; the notes then turn "I" into
+    "they"); anything else reads as itself."""
+    if item.valid_at is None or not (item.kind == "turn" or item.speaker):
+        return str(item.content)
+    from rilai_desktop.memory.dates import day_label
+
+    speaker = (item.speaker or "").strip()
+    who = "they" if not speaker or speaker.lower() in USER_SPEAKERS else speaker
+    text = " ".join(str(item.content).split())
+    dates = [
+        f"{d['phrase']} = {d['label']}" for d in item.dates if d.get("phrase") and d.get("label")
+    ]
+    when = f" ({'; '.join(dates)})" if dates else ""
+    return f"on {day_label(item.valid_at)} {who} said: {text}{when}"
+
+
 class MemoryBridge:
     def __init__(self, manager: MemoryManager, *, k_items: int = 5) -> None:
         self.manager = manager
@@ -53,7 +76,7 @@ class MemoryBridge:
                 items.append(
                     {
                         "item_id": item.item_id,
-                        "content": item.content,
+                        "content": said_line(item),
                         "category": item.category,
                         "kind": item.kind,
                         "score": round(float(score), 4),

@@ -44,7 +44,8 @@ def record_of(turn: Turn) -> ItemDraft | None:
 def with_records(turns: Sequence[Turn], drafts: Sequence[ItemDraft]) -> list[ItemDraft]:
     """``drafts`` without the utterance fallbacks, each fact marked with the speaker of the
     turns it came from (when they are one person's: "facts X stated about themselves"
-    match a question about X as X's own turns do), then one record per turn."""
+    match a question about X as X's own turns do) and its relative dates resolved, then
+    one record per turn."""
     recorded = [r for r in (record_of(t) for t in turns) if r is not None]
     covered = {tid for r in recorded for tid in r.source_turn_ids}
     speaker_of = {t.id: t.speaker.strip()[:200] for t in turns}
@@ -54,6 +55,9 @@ def with_records(turns: Sequence[Turn], drafts: Sequence[ItemDraft]) -> list[Ite
             continue
         who = {speaker_of.get(tid) for tid in d.source_turn_ids}
         if d.speaker is None and len(who) == 1 and None not in who:
-            d = d.model_copy(update={"speaker": who.pop() or None})
+            update: dict[str, object] = {"speaker": who.pop() or None}
+            if d.valid_at is not None and not d.dates:
+                update["dates"] = [r.as_dict() for r in resolve(d.content, d.valid_at)]
+            d = d.model_copy(update=update)
         kept.append(d)
     return [*kept, *recorded]

@@ -1,0 +1,111 @@
+"""Issue 17 on the fakes: turn records, names as speakers, questions with their answers,
+dates, and what the turn's notes read."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from rilai_desktop.memory.dates import resolve
+from rilai_desktop.memory.manager import MemoryManager
+from rilai_desktop.memory.query_plan import plan
+from rilai_desktop.memory.types import TURN_KIND, Turn
+from rilai_desktop.turn_memory import MemoryBridge, said_line
+
+MAY8 = datetime(2023, 5, 8, 13, 56, tzinfo=UTC)
+
+
+def conversation() -> list[Turn]:
+    """Caroline's name is mostly in Melanie's turns; what Caroline researched is said once,
+    without her name, in reply to a question."""
+    lines = [
+        ("Caroline", "Hey Mel! I went to a support group yesterday."),
+        ("Melanie", "Wow, Caroline, that sounds amazing! Caroline, what inspired it?"),
+        ("Caroline", "The stories there. I have been reading a lot lately."),
+        ("Melanie", "Caroline, you always amaze me, Caroline!"),
+        ("Melanie", "What did you research this week?"),
+        ("Caroline", "Adoption agencies, mostly. I want to give a kid a home."),
+        ("Melanie", "I ran a charity race last Saturday, by the way."),
+    ]
+    return [
+        Turn(id=f"D1:{n}", speaker=who, text=text, at=MAY8)
+        for n, (who, text) in enumerate(lines, 1)
+    ]
+
+
+def ingest(manager: MemoryManager) -> None:
+    manager.ingest_sessions([(conversation(), {"session_id": "s1"})], mode="rules")
+
+
+def turns_of(manager: MemoryManager, query: str, k: int = 3) -> list[list[str]]:
+    return [i.source_turn_ids for i in manager.retrieve(query, mode="rag", k=k).items]
+
+
+def test_a_question_plan_takes_known_names_out_of_the_words() -> None:
+    asked = plan("What did Caroline's group do?", {"Caroline", "Melanie"})
+    assert asked.named == {"Caroline"} and asked.matched == "What did group do?"
+    assert plan("What did I say?", {"user"}).named == {"user"}
+    assert plan("Caroline?", {"Caroline"}).matched == "Caroline?"  # nothing else to match
+    assert not plan("What about Bob?", {"Caroline"}).named
+
+
+def test_every_persons_turn_is_a_record_with_its_speaker_and_date(
+    manager: MemoryManager,
+) -> None:
+    ingest(manager)
+    records = [i for i in manager.item_layer.valid_candidates(100) if i.kind == TURN_KIND]
+    assert len(records) == 7
+    first = next(r for r in records if r.source_turn_ids == ["D1:1"])
+    assert first.speaker == "Caroline" and first.valid_at == MAY8
+    assert first.dates == [{"phrase": "yesterday", "date": "2023-05-07", "label": "7 May 2023"}]
+    assert manager.item_layer.speakers() == {"Caroline", "Melanie"}
+
+
+def test_a_question_about_someone_prefers_what_they_said(manager: MemoryManager) -> None:
+    ingest(manager)
+    hits = manager.retrieve("What did Caroline research?", mode="rag", k=3).items
+    said = [i for i in hits if i.kind == TURN_KIND]
+    assert said and said[0].speaker in {"Caroline", "Melanie"}
+    # the answer is found: as Caroline's own turn or attached to Melanie's question
+    assert any("D1:6" in i.source_turn_ids for i in hits)
+
+
+def test_a_question_comes_back_with_its_answer(manager: MemoryManager) -> None:
+    ingest(manager)
+    hits = manager.retrieve("what did you research this week", mode="rag", k=1).items
+    assert hits[0].source_turn_ids == ["D1:5", "D1:6"]
+    assert hits[0].content == (
+        "What did you research this week?\nCaroline: Adoption agencies, mostly."
+        " I want to give a kid a home."
+    )
+    stored = manager.get_item(hits[0].item_id)
+    assert stored is not None and stored.content == "What did you research this week?"
+
+
+def test_a_turn_is_said_once_in_the_hits(manager: MemoryManager) -> None:
+    ingest(manager)
+    hits = manager.retrieve("charity race last Saturday", mode="rag", k=10).items
+    turns = [tuple(i.source_turn_ids) for i in hits if i.kind == TURN_KIND]
+    assert len(turns) == len(set(turns))
+
+
+def test_relative_dates_resolve_against_the_session_date() -> None:
+    assert [(d.phrase, d.label) for d in resolve("we met last year, two days ago", MAY8)] == [
+        ("last year", "2022"),
+        ("two days ago", "6 May 2023"),
+    ]
+    assert resolve("I ran last Saturday", MAY8)[0].date == "2023-05-06"  # 8 May was a Monday
+    assert resolve("nothing relative here", MAY8) == []
+
+
+def test_the_notes_say_who_said_it_and_when(manager: MemoryManager) -> None:
+    ingest(manager)
+    recall = MemoryBridge(manager, k_items=5).recall("Melanie charity race")
+    line = next(i["content"] for i in recall.items if "charity" in i["content"])
+    assert line == (
+        "on 8 May 2023 Melanie said: I ran a charity race last Saturday, by the way."
+        " (last Saturday = 6 May 2023)"
+    )
+    record = manager.item_layer.valid_candidates(100)[0].model_copy(
+        update={"kind": TURN_KIND, "speaker": "user", "content": "I love tea", "dates": []}
+    )
+    assert said_line(record).endswith("they said: I love tea")

@@ -16,6 +16,7 @@ composition root, translates between them:
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
@@ -40,15 +41,14 @@ ITEM_SCORE_FLOOR = 0.25  # RAG fused score below which an item is not worth a pr
 USER_SPEAKERS = frozenset({"user", "you", "me"})
 
 
-def said_line(item: Any) -> str:
+def said_line(item: Any, now: datetime | None = None) -> str:
     """What the voice's notes read for a recalled item: a turn record, or a fact drawn from
     one person's turn, says who said it and when ("on 8 May 2023 they said: I went to a
     support group yesterday (yesterday = 7 May 2023)"; the notes then turn "I" into
     "they"); anything else reads as itself."""
     if item.valid_at is None or not (item.kind == "turn" or item.speaker):
         return str(item.content)
-    from rilai_desktop.memory.dates import day_label
-
+    when_said = _when(item.valid_at, now or datetime.now(UTC))
     speaker = (item.speaker or "").strip()
     who = "they" if not speaker or speaker.lower() in USER_SPEAKERS else speaker
     text = " ".join(str(item.content).split())
@@ -56,13 +56,37 @@ def said_line(item: Any) -> str:
         f"{d['phrase']} = {d['label']}" for d in item.dates if d.get("phrase") and d.get("label")
     ]
     when = f" ({'; '.join(dates)})" if dates else ""
-    return f"on {day_label(item.valid_at)} {who} said: {text}{when}"
+    return f"{when_said} {who} said: {text}{when}"
+
+
+def _when(at: datetime, now: datetime) -> str:
+    """ "earlier today", "yesterday", "on Monday" (this week), "on 8 May" (this year) or
+    "on 8 May 2023": how a person would place it."""
+    from rilai_desktop.memory.dates import MONTHS, WEEKDAYS, day_label
+
+    days = (now.date() - at.date()).days
+    if days <= 0:
+        return "earlier today"
+    if days == 1:
+        return "yesterday"
+    if days < 7:
+        return f"on {WEEKDAYS[at.weekday()].title()}"
+    if at.year == now.year:
+        return f"on {at.day} {MONTHS[at.month - 1].title()}"
+    return f"on {day_label(at)}"
 
 
 class MemoryBridge:
-    def __init__(self, manager: MemoryManager, *, k_items: int = 5) -> None:
+    def __init__(
+        self,
+        manager: MemoryManager,
+        *,
+        k_items: int = 5,
+        clock: Callable[[], datetime] = lambda: datetime.now(UTC),
+    ) -> None:
         self.manager = manager
         self.k_items = k_items
+        self.clock = clock  # "yesterday", "on Monday": relative to now
 
     def recall(self, query: str, *, k: int = 5) -> Recall:
         m = self.manager
@@ -76,7 +100,7 @@ class MemoryBridge:
                 items.append(
                     {
                         "item_id": item.item_id,
-                        "content": said_line(item),
+                        "content": said_line(item, self.clock()),
                         "category": item.category,
                         "kind": item.kind,
                         "score": round(float(score), 4),

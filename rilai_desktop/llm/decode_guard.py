@@ -34,6 +34,9 @@ Tokenize = Callable[[str], Sequence[int]]
 class DecodeGuard:
     copy_ngram: int = 0  # ban runs of this many tokens from the prompt or the reply (0: off)
     phrases: tuple[str, ...] = ()  # never written, at a word start, exactly as cased here
+    # parts of the prompt the reply may quote (what they said that memory recalled: banned,
+    # the 1.5B answered "azuljo tiles for a littleodcast" to keep under the copy limit)
+    allowed: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if self.copy_ngram < 0 or self.copy_ngram == 1:
@@ -47,8 +50,15 @@ class GuardIndex:
         self._n = guard.copy_ngram
         self._spans: dict[tuple[int, ...], set[int]] = {}
         if self._n:
+            quotable: set[tuple[int, ...]] = set()
+            for text in dict.fromkeys(t.strip() for t in guard.allowed):
+                for variant in (text, " " + text) if text else ():
+                    ids = tuple(tokenize(variant))
+                    quotable.update(ids[i : i + self._n] for i in range(len(ids) - self._n + 1))
             for i in range(len(prompt) - self._n + 1):
-                self._add_span(tuple(prompt[i : i + self._n]))
+                span = tuple(prompt[i : i + self._n])
+                if span not in quotable:
+                    self._add_span(span)
         self._indexed = 0  # reply n-grams already added to _spans
         self._anywhere: dict[tuple[int, ...], set[int]] = {}
         self._at_start: dict[tuple[int, ...], set[int]] = {}

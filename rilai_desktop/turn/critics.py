@@ -141,7 +141,12 @@ class _Context:
             private_texts=private,
             earlier_replies=earlier,
             sensors={name: s.probability for name, s in state.sensors.items()},
-            earlier_user_texts=P.said_by(state.history, "user"),
+            # what memory recalled of them is theirs too: "I was researching azulejo tiles"
+            # told back from a recalled fact is the same slip as from this message
+            earlier_user_texts=[
+                *P.said_by(state.history, "user"),
+                *P.strings([recall.user_facts, recall.items]),
+            ],
         )
         return cls(
             intent=intent,

@@ -26,6 +26,7 @@ from typing import Final
 from rilai_desktop.llm.port import DecodeGuard
 from rilai_desktop.turn.council_rules import no_advice_reason
 from rilai_desktop.turn.state import TurnState
+from rilai_desktop.turn.voice_prompt import memory_lines
 
 # ~5 words: a name or a short quote ("your sister Maya") stays possible, a sentence does not.
 COPY_NGRAM: Final[int] = 6
@@ -86,6 +87,9 @@ ADVICE_BANNED: Final[tuple[str, ...]] = (
 
 
 def voice_guard(state: TurnState) -> DecodeGuard:
-    """The guard for this turn's reply."""
+    """The guard for this turn's reply. What memory recalled of them may be quoted (the
+    reply checks do not count it as notes either): a name, a place, "the history of azulejo
+    tiles" are theirs to hear back."""
     phrases = ALWAYS_BANNED + (ADVICE_BANNED if no_advice_reason(state) else ())
-    return DecodeGuard(copy_ngram=COPY_NGRAM, phrases=phrases)
+    quotable = tuple(memory_lines(state.recall)) if state.recall is not None else ()
+    return DecodeGuard(copy_ngram=COPY_NGRAM, phrases=phrases, allowed=quotable)

@@ -270,6 +270,15 @@ def memory_block(recall: Recall, *, asked: bool = False) -> str:
     ``asked``: their message asks what Rilai remembers, so the lines are the answer to use,
     not background to mention "only if it fits" (which the voice read as "say you don't know").
     """
+    lines = memory_lines(recall)
+    if not lines:
+        return ""
+    return f"{ASKED_OPENING if asked else MEMORY_OPENING} " + "; ".join(lines) + "."
+
+
+def memory_lines(recall: Recall) -> list[str]:
+    """The lines of :func:`memory_block`: facts, earlier episodes and open threads, about
+    them in the third person."""
     seen: set[str] = set()
     facts = _unique(
         [_field(f, ("fact", "content", "text", "summary")) for f in recall.user_facts]
@@ -291,9 +300,7 @@ def memory_block(recall: Recall, *, asked: bool = False) -> str:
     notes = (episode_note(e).rstrip(".") for e in episodes)
     lines += [f"earlier {n}" for n in notes if n.removeprefix("they said ").casefold() not in said]
     lines += [f"still open: {third_person(t).rstrip('.')}" for t in threads]
-    if not lines:
-        return ""
-    return f"{ASKED_OPENING if asked else MEMORY_OPENING} " + "; ".join(lines) + "."
+    return lines
 
 
 def _sentence(parts: Iterable[str]) -> str:

@@ -36,7 +36,7 @@ def test_the_hard_cases_are_found_and_beat_bm25(run: Run, real_models: Path) -> 
 
 
 def test_the_notes_say_who_said_it_and_when(real_models: Path) -> None:
-    from datetime import datetime
+    from datetime import UTC, datetime
 
     from rilai_desktop.app import build_core, build_memory
     from rilai_desktop.config import load_settings
@@ -67,17 +67,18 @@ def test_the_notes_say_who_said_it_and_when(real_models: Path) -> None:
             ],
             mode="rules",
         )
-        bridge = MemoryBridge(memory)
+        march = datetime(2026, 3, 5, 12, tzinfo=UTC)  # notes say dates relative to now
+        bridge = MemoryBridge(memory, clock=lambda: march)
         porto = [i["content"] for i in bridge.recall("When did Jonas move to Porto?").items]
         assert any(
-            line.startswith("on 2 February 2026 Jonas said:")
+            line.startswith("on 2 February Jonas said:")
             and "I moved to Porto yesterday" in line
             and line.endswith("(yesterday = 1 February 2026)")
             for line in porto
         ), porto
         marathon = [i["content"] for i in bridge.recall("When did Ana run a marathon?").items]
         assert any(
-            line.startswith("on 10 January 2026 Ana said:") and "(last year = 2025)" in line
+            line.startswith("on 10 January Ana said:") and "(last year = 2025)" in line
             for line in marathon
         ), marathon
         memory.close()

@@ -130,3 +130,13 @@ def test_the_fake_records_the_guard() -> None:
     guard = DecodeGuard(copy_ngram=6, phrases=("Qwen",))
     llm.complete([{"role": "user", "content": "hi"}], guard=guard)
     assert llm.requests[-1].guard == guard
+
+
+def test_an_allowed_text_may_be_quoted_from_the_prompt() -> None:
+    # what memory recalled of them: "the history of azulejo tiles" is theirs to hear back
+    prompt = tok("notes: they are researching the history of azulejo tiles for a podcast")
+    guard = DecodeGuard(copy_ngram=4, allowed=("researching the history of azulejo tiles",))
+    index = GuardIndex(guard, prompt, tok)
+    assert index.banned(tok(" the history of")) == set()
+    # the rest of the prompt is still not to be copied
+    assert index.banned(tok(" tiles for a")) == set(tok(" podcast"))

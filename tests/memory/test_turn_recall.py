@@ -99,13 +99,16 @@ def test_relative_dates_resolve_against_the_session_date() -> None:
 
 def test_the_notes_say_who_said_it_and_when(manager: MemoryManager) -> None:
     ingest(manager)
-    recall = MemoryBridge(manager, k_items=5).recall("Melanie charity race")
+    recall = MemoryBridge(manager, k_items=5, clock=lambda: MAY8).recall("Melanie charity race")
     line = next(i["content"] for i in recall.items if "charity" in i["content"])
     assert line == (
-        "on 8 May 2023 Melanie said: I ran a charity race last Saturday, by the way."
+        "earlier today Melanie said: I ran a charity race last Saturday, by the way."
         " (last Saturday = 6 May 2023)"
     )
     record = manager.item_layer.valid_candidates(100)[0].model_copy(
         update={"kind": TURN_KIND, "speaker": "user", "content": "I love tea", "dates": []}
     )
-    assert said_line(record).endswith("they said: I love tea")
+    assert said_line(record, MAY8.replace(year=2024)) == "on 8 May 2023 they said: I love tea"
+    assert said_line(record, MAY8.replace(day=9)) == "yesterday they said: I love tea"
+    assert said_line(record, MAY8.replace(day=12)) == "on Monday they said: I love tea"
+    assert said_line(record, MAY8.replace(month=9)) == "on 8 May they said: I love tea"

@@ -779,3 +779,23 @@ def test_a_reply_that_picks_up_their_words_is_no_echo(message: str, reply: str) 
 def test_the_voice_speaking_as_a_person_with_feelings_fails_truthfulness(reply: str) -> None:
     r = result(reply, make_state("hello", intent="witness"), "truthfulness")
     assert not r.passed
+
+
+def test_a_recalled_fact_told_back_as_rilais_own_fails() -> None:
+    # the real 1.5B, asked "what did I say I was researching?" after 40 turns
+    recall = Recall(
+        items=[
+            {
+                "item_id": "item_1",
+                "content": "earlier today they said: I've been researching the history of"
+                " azulejo tiles for a little podcast I want to start.",
+                "kind": "turn",
+            }
+        ]
+    )
+    state = make_state("what did I say I was researching?", intent="observe", recall=recall)
+    slip = "I was researching the history of azulejo tiles for a little podcast."
+    r = result(slip, state, "coherence")
+    assert not r.passed and "speaks as the person" in r.reason
+    good = "You said you've been researching the history of azulejo tiles for a podcast."
+    assert result(good, state, "coherence").passed

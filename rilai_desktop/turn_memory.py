@@ -101,6 +101,7 @@ class MemoryBridge:
                     {
                         "item_id": item.item_id,
                         "content": said_line(item, self.clock()),
+                        "text": item.content,  # their words as stored (said_line: + who, when)
                         "category": item.category,
                         "kind": item.kind,
                         "score": round(float(score), 4),

@@ -74,6 +74,8 @@ FEEDBACK: Final[Mapping[str, str]] = {
     " briefly as yourself.",
     "refusal": "Do not refuse: answer what they said, warmly and briefly.",
     "identity": "You are Rilai, a companion on their computer, not a programming assistant.",
+    "speaks_as_them": "Their life is theirs: say 'you' for what they did or said ('You said"
+    " you…'), never 'I'.",
     "copied": "Do not reuse what you said before; answer this message in new words.",
     "parrot": "Do not repeat their message back; answer it in your own words.",
     "clarify": "Ask one short question, ending with '?', about what they mean.",
@@ -458,6 +460,8 @@ def _issues_result(issues: list[tuple[Severity, str, str]]) -> CriticResult:
 
 def _finding_tip(finding: ReplyFinding) -> str:
     """The FEEDBACK key for a reply_checks finding (a repeat says what it repeats)."""
+    if finding.kind == "identity":  # reply_checks: their life told as Rilai's own
+        return "speaks_as_them"
     if finding.kind != "repeat":
         return finding.kind
     if "their message" in finding.detail:

@@ -10,7 +10,9 @@ never the failed text. It is chosen from the council's intent and what the senso
   (congratulating a person who is hurting is a mood contradiction);
 - meta after a rupture (angry at Rilai, not asking what it is): a repair;
 - meta, clarify, guide, observe: their own variants; protect never comes here (the
-  deterministic safety text does).
+  deterministic safety text does);
+- a memory question ("what did I say I was researching?") with something recalled: the
+  best recalled thing they said, told back ("You told me you've been researching…").
 
 The variants rotate with the turn id, and a variant that would fail ``reply_checks`` here
 (a sentence or opening Rilai already used in this conversation, a contradiction) is
@@ -25,11 +27,13 @@ from collections.abc import Mapping, Sequence
 from typing import Final
 
 from rilai_desktop.turn import critic_patterns as P
-from rilai_desktop.turn.council_rules import SENSOR_THRESHOLD, celebration_cue
+from rilai_desktop.turn.council_rules import SENSOR_THRESHOLD, celebration_cue, memory_question
+from rilai_desktop.turn.pronouns import second_person
 from rilai_desktop.turn.reply_checks import check_reply, hurting
 from rilai_desktop.turn.state import TurnState
 
 DEFAULT_FEELING: Final[str] = "really hard"
+_PLAIN_OPENERS: Final = frozenset({"The", "A", "An", "It", "It's", "We", "Our", "This", "That"})
 FEELING_SLOT: Final[str] = "{feeling}"
 # (cue in their words or the sensors' evidence, how the fallback names it: "That sounds …")
 FEELINGS: Final[tuple[tuple[re.Pattern[str], str], ...]] = tuple(
@@ -161,6 +165,30 @@ def choose(
         if not found:
             return text
     return _fill(LAST_RESORT.get(kind, LAST_RESORT["observe"]), feeling, "")
+
+
+def memory_answer(state: TurnState) -> str:
+    """For "what did I say…?" / "do you remember…?": the best recalled thing they said,
+    told back in the second person ("You told me you've been researching the history of
+    azulejo tiles for a little podcast you want to start."); "" when the message asks
+    nothing of memory, memory recalled none of their words, or the answer fails a check."""
+    if not memory_question(state.user_text) or state.recall is None:
+        return ""
+    for item in state.recall.items[:1]:
+        said = item.get("text") if isinstance(item, Mapping) else None
+        if not isinstance(said, str) or not said.strip():
+            continue
+        first = re.split(r"(?<=[.!?])\s+", " ".join(said.split()))[0].rstrip(".!?")
+        if len(first.split()) < 3 or len(first) > 240:
+            continue
+        told = second_person(first)
+        if told.split()[0] in _PLAIN_OPENERS:  # "The report went well" → "the report …"
+            told = told[:1].lower() + told[1:]
+        answer = f"You told me {told}."
+        readings = {name: s.probability for name, s in state.sensors.items()}
+        if not check_reply(answer, user_text=state.user_text, sensors=readings):
+            return answer
+    return ""
 
 
 def _fill(text: str, feeling: str, follow_up: str) -> str:

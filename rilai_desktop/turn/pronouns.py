@@ -34,6 +34,32 @@ _RILAI_TAG = re.compile(r"\s*\(Rilai:[^)]*\)")
 _THEY_SAID = re.compile(r"^They said:\s*")
 
 
+_TO_YOU: Final[dict[str, str]] = {
+    "i am": "you are",
+    "i'm": "you're",
+    "i was": "you were",
+    "i've": "you've",
+    "i'd": "you'd",
+    "i'll": "you'll",
+    "i": "you",
+    "me": "you",
+    "my": "your",
+    "mine": "yours",
+    "myself": "yourself",
+}
+
+
+def second_person(text: str) -> str:
+    """``text`` said back to them: "I've been researching my podcast" → "you've been
+    researching your podcast" (a fallback that answers a memory question)."""
+
+    def swap(match: re.Match[str]) -> str:
+        word = match.group(0)
+        return _TO_YOU.get(" ".join(word.replace("’", "'").lower().split()), word)
+
+    return _FIRST.sub(swap, text)
+
+
 def third_person(text: str) -> str:
     """``text`` with first-person words turned into "they/them/their"."""
 

@@ -22,7 +22,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Final
 
-from rilai_desktop.turn.fallback import DEFAULT_VARIANTS, choose
+from rilai_desktop.turn.fallback import DEFAULT_VARIANTS, choose, memory_answer
 from rilai_desktop.turn.fallback import kind_of as fallback_kind
 from rilai_desktop.turn.reply_checks import help_desk_line
 from rilai_desktop.turn.state import TurnState
@@ -188,6 +188,9 @@ def fallback_reply(state: TurnState, *, prompts_dir: Path | None = None) -> str:
     if decision is not None and not decision.speak:
         return ""
     kind = fallback_kind(state, intent)
+    remembered = memory_answer(state)
+    if remembered:
+        return remembered
     variants = _sections("fallback.md", prompts_dir).get(kind) or DEFAULT_VARIANTS[kind]
     asks = decision is not None and bool(decision.speech_act.asks_user)
     return choose(

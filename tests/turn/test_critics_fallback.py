@@ -167,3 +167,26 @@ def test_the_safety_text_may_repeat_its_resources_on_the_next_protective_turn() 
     again = state("I mean it", "protect", sensors={"safety_risk": 0.9}, history=history)
     again.turn_id = first.turn_id  # the same variant, word for word
     assert blocking(Critics().review(safety_reply(again), again)) == []
+
+
+def test_a_memory_question_falls_back_to_what_they_told() -> None:
+    from rilai_desktop.turn.fallback import memory_answer
+    from rilai_desktop.turn.ports import Recall
+    from rilai_desktop.turn.state import TurnState
+
+    state = TurnState(session_id="s", turn_id=40, user_text="what did I say I was researching?")
+    state.recall = Recall(
+        items=[
+            {
+                "content": "earlier today they said: …",
+                "text": "I've been researching the history of azulejo tiles for a little"
+                " podcast I want to start. It's fun.",
+            }
+        ]
+    )
+    assert memory_answer(state) == (
+        "You told me you've been researching the history of azulejo tiles for a little"
+        " podcast you want to start."
+    )
+    state.user_text = "I'm tired today"  # not a memory question
+    assert memory_answer(state) == ""

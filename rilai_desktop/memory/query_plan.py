@@ -9,7 +9,8 @@ what that person said (``named``): the retriever boosts their turn records.
 
 Names are matched on the speaker's first word, case-insensitively, with or without a
 possessive ("Caroline's"); "I", "me", "my" name the user when the user has turns of their
-own under a speaker recorded as ``user``.
+own under a speaker recorded as ``user``. The verbs of asking ("say", "told", "remember")
+are not matched either: they are how the question asks, not what it is about.
 """
 
 from __future__ import annotations
@@ -18,8 +19,15 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from rilai_desktop.memory._sql import STOPWORDS
+
 _SELF = re.compile(r"\b(?:i|me|my|mine|myself)\b", re.IGNORECASE)
 USER_SPEAKERS = frozenset({"user", "you", "me"})
+# how a question asks memory, not what it asks about: "what did I *say* I was researching?"
+# matched "Sara *says* green is a bad idea" (porter: say = says) above the research turn
+_ASKING = re.compile(
+    r"\b(?:say|said|says|tell|told|mention(?:ed)?|remember|recall|remind)\b", re.IGNORECASE
+)
 
 
 @dataclass(frozen=True)
@@ -51,7 +59,7 @@ def plan(query: str, speakers: Iterable[str]) -> QueryPlan:
             matched = pattern.sub(" ", matched)
         elif speaker.strip().lower() in USER_SPEAKERS and _SELF.search(query):
             named.add(speaker)
-    matched = " ".join(matched.split())
-    if not re.search(r"\w", matched):
-        matched = query  # a question that is only a name: match the name
+    matched = " ".join(_ASKING.sub(" ", matched).split())
+    if not any(w.lower() not in STOPWORDS for w in re.findall(r"\w+", matched)):
+        matched = query  # nothing left but a name and small words: match the question
     return QueryPlan(query, matched, frozenset(named))

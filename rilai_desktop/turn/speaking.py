@@ -108,10 +108,13 @@ class SpeakingStage:
         role = self._escalation_role() if escalated else "voice"
         spoken = Spoken("", escalated=escalated)
         feedback: list[str] = []
+        failed: list[str] = []  # openings of rejected attempts: the next may not start so
         attempt = 0
         while True:
             model = self.models.for_role(role)
-            reply = self._render(state, model, feedback, emit, publish, scope, spoken, attempt)
+            reply = self._render(
+                state, model, feedback, emit, publish, scope, spoken, attempt, failed
+            )
             private = voice_prompt.private_texts(state, feedback)
             results = self._review(reply, state, emit, attempt, private)
             spoken.attempts = attempt + 1
@@ -122,6 +125,9 @@ class SpeakingStage:
             if attempt > self.max_regenerations:
                 return self._fallback(state, emit, publish, spoken, attempt, results)
             feedback = regeneration_feedback(results) or ["Write a short, warm reply."]
+            opening = " ".join(reply.split()[:3])
+            if len(opening.split()) == 3:  # the same prompt gave the same reply three times
+                failed.append(opening)
             if attempt == self.max_regenerations and not spoken.escalated:
                 role, spoken.escalated = self._escalation_role(), True
 
@@ -135,6 +141,7 @@ class SpeakingStage:
         scope: CallerScope,
         spoken: Spoken,
         attempt: int,
+        failed: Sequence[str] = (),
     ) -> str:
         messages = voice.voice_messages(state, feedback=feedback)
         spoken.prompt = voice.voice_prompt_text(state)
@@ -149,7 +156,7 @@ class SpeakingStage:
                     max_tokens=voice.VOICE_MAX_TOKENS,
                     temperature=voice.VOICE_TEMPERATURE,
                     stop=list(voice.VOICE_STOP),
-                    guard=voice_guard(state),
+                    guard=voice_guard(state, avoid=failed),
                 )
                 if isinstance(stream, Completion):
                     completion = stream

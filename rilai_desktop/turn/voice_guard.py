@@ -21,6 +21,7 @@ tokenized another way can slip through.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Final
 
 from rilai_desktop.llm.port import DecodeGuard
@@ -86,10 +87,11 @@ ADVICE_BANNED: Final[tuple[str, ...]] = (
 )
 
 
-def voice_guard(state: TurnState) -> DecodeGuard:
-    """The guard for this turn's reply. What memory recalled of them may be quoted (the
-    reply checks do not count it as notes either): a name, a place, "the history of azulejo
-    tiles" are theirs to hear back."""
-    phrases = ALWAYS_BANNED + (ADVICE_BANNED if no_advice_reason(state) else ())
+def voice_guard(state: TurnState, avoid: Sequence[str] = ()) -> DecodeGuard:
+    """The guard for this turn's reply; ``avoid``: the openings of attempts the critics
+    rejected (a regeneration from the same notes otherwise came back word for word). What
+    memory recalled of them may be quoted (the reply checks do not count it as notes
+    either): a name, a place, "the history of azulejo tiles" are theirs to hear back."""
+    phrases = ALWAYS_BANNED + (ADVICE_BANNED if no_advice_reason(state) else ()) + tuple(avoid)
     quotable = tuple(memory_lines(state.recall)) if state.recall is not None else ()
     return DecodeGuard(copy_ngram=COPY_NGRAM, phrases=phrases, allowed=quotable)

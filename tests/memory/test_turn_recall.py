@@ -112,3 +112,9 @@ def test_the_notes_say_who_said_it_and_when(manager: MemoryManager) -> None:
     assert said_line(record, MAY8.replace(day=9)) == "yesterday they said: I love tea"
     assert said_line(record, MAY8.replace(day=12)) == "on Monday they said: I love tea"
     assert said_line(record, MAY8.replace(month=9)) == "on 8 May they said: I love tea"
+
+
+def test_the_verbs_of_asking_are_not_matched() -> None:
+    asked = plan("what did I say I was researching?", {"user"})
+    assert asked.matched == "what did I I was researching?"
+    assert plan("Do you remember Caroline?", {"Caroline"}).matched == "Do you remember Caroline?"

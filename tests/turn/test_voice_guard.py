@@ -1,3 +1,6 @@
+"""The voice's decode guard: what a regeneration may not write again."""
+
+from __future__ import annotations
 
 
 def test_a_rejected_opening_is_not_written_again() -> None:

@@ -5,7 +5,8 @@ answers "I moved to Lisbon last year and it took a while to settle in": the pers
 told back in Rilai's first person. Blind judges found it in the replies of both voice
 tiers. The check is deterministic: a first-person clause of the reply ("I …", "my …")
 that takes the same verb or noun the person used after their own "I"/"my" and shares at
-least one more content word with that clause is a slip. Second person ends a clause
+least one more content word with that clause is a slip; so is one that shares three of
+their content words under another verb ("I was studying the history of azulejo tiles"). Second person ends a clause
 ("I'm glad you moved to Lisbon" is about them, and fine), so are sentence ends and commas.
 """
 
@@ -17,6 +18,7 @@ from typing import Final
 
 CLAUSE_WORDS: Final[int] = 7  # words read after a first-person pronoun
 MIN_SHARED: Final[int] = 2  # content words a slip shares with the person's clause
+PARAPHRASE_SHARED: Final[int] = 3  # ... when its verb is not theirs
 
 _WORD = re.compile(r"[a-z0-9']+")
 _CLAUSE_END = re.compile(r"[.!?;,:…\n]|\b(?:but|and\s+you|because|though)\b")
@@ -89,7 +91,10 @@ def identity_slips(reply: str, theirs: Sequence[str]) -> list[str]:
             continue
         lead = words[0]
         for theirs_words in their_clauses:
-            if lead in theirs_words and len(set(words) & theirs_words) >= MIN_SHARED:
+            shared = len(set(words) & theirs_words)
+            # the same verb and one more word, or three of their words under another verb
+            # ("I was studying the history of azulejo tiles" for their "researching")
+            if (lead in theirs_words and shared >= MIN_SHARED) or shared >= PARAPHRASE_SHARED:
                 slips.append(" ".join(clause))
                 break
     return slips

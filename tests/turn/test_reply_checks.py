@@ -534,3 +534,15 @@ def test_a_reply_that_speaks_as_the_person_is_an_identity_slip(reply: str, said:
 )
 def test_speaking_about_their_life_is_no_identity_slip(reply: str) -> None:
     assert "identity" not in kinds(check_reply(reply, user_text=DANA))
+
+
+def test_their_words_under_another_verb_are_still_their_life() -> None:
+    said = "I've been researching the history of azulejo tiles for a little podcast"
+    slip = "I was studying the history of azulejo tiles for a little podcast."
+    assert "identity" in kinds(
+        check_reply(slip, user_text="what did I say?", earlier_user_texts=[said])
+    )
+    fine = "You've been studying the history of azulejo tiles for your podcast."
+    assert "identity" not in kinds(
+        check_reply(fine, user_text="what did I say?", earlier_user_texts=[said])
+    )

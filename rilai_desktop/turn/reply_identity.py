@@ -19,6 +19,7 @@ from typing import Final
 CLAUSE_WORDS: Final[int] = 7  # words read after a first-person pronoun
 MIN_SHARED: Final[int] = 2  # content words a slip shares with the person's clause
 PARAPHRASE_SHARED: Final[int] = 3  # ... when its verb is not theirs
+LONG_CLAUSE: Final[int] = 12  # words read for the paraphrase rule
 
 _WORD = re.compile(r"[a-z0-9']+")
 _CLAUSE_END = re.compile(r"[.!?;,:…\n]|\b(?:but|and\s+you|because|though)\b")
@@ -55,7 +56,7 @@ _NO_SLIP_LEADS: Final[frozenset[str]] = frozenset(
 )  # fmt: skip
 
 
-def _clauses(text: str) -> Iterable[list[str]]:
+def _clauses(text: str, window: int = CLAUSE_WORDS) -> Iterable[list[str]]:
     """Word lists that follow a first-person pronoun, cut at the clause's end."""
     for part in _CLAUSE_END.split(text.lower().replace("’", "'")):
         tokens = _WORD.findall(part)
@@ -63,7 +64,7 @@ def _clauses(text: str) -> Iterable[list[str]]:
             if tok not in _PRONOUN:
                 continue
             clause: list[str] = []
-            for word in tokens[i + 1 : i + 1 + CLAUSE_WORDS]:
+            for word in tokens[i + 1 : i + 1 + window]:
                 if word in _SECOND or word in _PRONOUN:
                     break
                 clause.append(word)
@@ -78,23 +79,27 @@ def _content(words: Sequence[str]) -> list[str]:
 def identity_slips(reply: str, theirs: Sequence[str]) -> list[str]:
     """The reply's first-person clauses that tell the person's own statements back as
     Rilai's (each as the reply's words, for a finding's detail); [] when there is none."""
-    their_clauses = [set(_content(c)) for text in theirs for c in _clauses(text)]
+    their_clauses = [set(_content(c)) for text in theirs for c in _clauses(text, LONG_CLAUSE)]
     their_clauses = [c for c in their_clauses if len(c) >= MIN_SHARED]
     if not their_clauses:
         return []
     slips: list[str] = []
-    for clause in _clauses(reply):
+    for clause in _clauses(reply, LONG_CLAUSE):
         while clause and clause[0] in _ADVERBS:
             clause = clause[1:]
         words = _content(clause)
         if not words or clause[0] in _NO_SLIP_LEADS:
             continue
         lead = words[0]
+        near = set(_content(clause[:CLAUSE_WORDS]))
         for theirs_words in their_clauses:
             shared = len(set(words) & theirs_words)
-            # the same verb and one more word, or three of their words under another verb
-            # ("I was studying the history of azulejo tiles" for their "researching")
-            if (lead in theirs_words and shared >= MIN_SHARED) or shared >= PARAPHRASE_SHARED:
+            # the same verb and one more word nearby, or three of their words under another
+            # verb ("I was looking into the history of azulejo tiles" for "researching")
+            if lead in theirs_words and len(near & theirs_words) >= MIN_SHARED:
+                slips.append(" ".join(clause[:CLAUSE_WORDS]))
+                break
+            if shared >= PARAPHRASE_SHARED:
                 slips.append(" ".join(clause))
                 break
     return slips

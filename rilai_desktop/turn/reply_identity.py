@@ -6,8 +6,9 @@ told back in Rilai's first person. Blind judges found it in the replies of both 
 tiers. The check is deterministic: a first-person clause of the reply ("I …", "my …")
 that takes the same verb or noun the person used after their own "I"/"my" and shares at
 least one more content word with that clause is a slip; so is one that shares three of
-their content words under another verb ("I was studying the history of azulejo tiles"). Second person ends a clause
-("I'm glad you moved to Lisbon" is about them, and fine), so are sentence ends and commas.
+their content words under another verb ("I was studying the history of azulejo tiles").
+Second person ends a clause ("I'm glad you moved to Lisbon" is about them, and fine), so
+are sentence ends and commas.
 """
 
 from __future__ import annotations

@@ -11,6 +11,9 @@ Names are matched on the speaker's first word, case-insensitively, with or witho
 possessive ("Caroline's"); "I", "me", "my" name the user when the user has turns of their
 own under a speaker recorded as ``user``. The verbs of asking ("say", "told", "remember")
 are not matched either: they are how the question asks, not what it is about.
+
+``order``: "when did X *first*…" prefers the oldest of the candidates, "what does X do
+*these days*" the newest (by the date the thing was said; the retriever's ``order`` weight).
 """
 
 from __future__ import annotations
@@ -30,11 +33,18 @@ _ASKING = re.compile(
 )
 
 
+_EARLIEST = re.compile(r"\b(?:first|earliest|originally|initially)\b", re.IGNORECASE)
+_LATEST = re.compile(
+    r"\b(?:latest|most recent(?:ly)?|last time|these days|now|currently|still)\b", re.IGNORECASE
+)
+
+
 @dataclass(frozen=True)
 class QueryPlan:
     text: str  # the question as asked
     matched: str  # the words to match: the question without the names it uses
     named: frozenset[str]  # speakers (as recorded) the question is about
+    order: int = 0  # -1: "first/earliest" prefers the oldest; 1: "latest/now" the newest
 
     @property
     def about_someone(self) -> bool:
@@ -62,4 +72,5 @@ def plan(query: str, speakers: Iterable[str]) -> QueryPlan:
     matched = " ".join(_ASKING.sub(" ", matched).split())
     if not any(w.lower() not in STOPWORDS for w in re.findall(r"\w+", matched)):
         matched = query  # nothing left but a name and small words: match the question
-    return QueryPlan(query, matched, frozenset(named))
+    order = -1 if _EARLIEST.search(query) else 1 if _LATEST.search(query) else 0
+    return QueryPlan(query, matched, frozenset(named), order)

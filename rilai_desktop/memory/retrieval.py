@@ -53,6 +53,7 @@ class FusionWeights:
     recency: float = 0.05
     importance: float = 0.02
     speaker: float = 0.2  # a turn record said by someone the question names (query_plan.py)
+    order: float = 0.05  # "first…" / "latest…": the oldest / newest candidate, by when said
     half_life_days: float = 30.0
     candidates: int = 50  # per channel
 
@@ -121,6 +122,7 @@ class RAGRetriever:
             dense_by_id.update(self.items.cosines(qvec, missing_dense))
         max_lex = max(lex_by_id.values(), default=0.0)
         now = self._clock()
+        when = _order_positions(rows, asked.order)
         out: list[Scored] = []
         for rid in ids:
             item = rows.get(rid)
@@ -133,6 +135,7 @@ class RAGRetriever:
             score += w.importance * IMPORTANCE_VALUE.get(item.importance, 0.5)
             if item.speaker is not None and item.speaker in asked.named:
                 score += w.speaker
+            score += w.order * when.get(rid, 0.0)
             out.append(Scored(item, score, d, lx, rid))
         out.sort(key=lambda s: s.score, reverse=True)
         return _one_per_turn(out), len(out)
@@ -178,6 +181,18 @@ class RAGRetriever:
             confidence_scores=[round(s.score, 6) for s in top],
             escalated=False,
         )
+
+
+def _order_positions(rows: dict[int, MemoryItem], order: int) -> dict[int, float]:
+    """row id -> 1 for the candidate said first ("first…", order -1) or last (order 1),
+    falling linearly to 0 for the other end; {} when the question asks no order."""
+    if not order:
+        return {}
+    dated = sorted((item.valid_at, rid) for rid, item in rows.items() if item.valid_at is not None)
+    if len(dated) < 2:
+        return {}
+    span = len(dated) - 1
+    return {rid: (span - i) / span if order < 0 else i / span for i, (_at, rid) in enumerate(dated)}
 
 
 def _asks(text: str) -> bool:

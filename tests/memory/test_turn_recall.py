@@ -118,3 +118,19 @@ def test_the_verbs_of_asking_are_not_matched() -> None:
     asked = plan("what did I say I was researching?", {"user"})
     assert asked.matched == "what did I I was researching?"
     assert plan("Do you remember Caroline?", {"Caroline"}).matched == "Do you remember Caroline?"
+
+
+def test_first_and_latest_prefer_the_oldest_and_newest_said(manager: MemoryManager) -> None:
+    from datetime import timedelta
+
+    turns = [
+        Turn(id=f"t{n}", speaker="Ana", text=f"I play the cello in the orchestra ({tag}).", at=at)
+        for n, (tag, at) in enumerate([("spring", MAY8), ("autumn", MAY8 + timedelta(days=150))], 1)
+    ]
+    for turn in turns:
+        manager.ingest_sessions([([turn], {"session_id": turn.id})], mode="rules")
+    assert plan("When did Ana first play?", {"Ana"}).order == -1
+    assert plan("What does Ana play these days?", {"Ana"}).order == 1
+    first = manager.retrieve("When did Ana first play the cello?", mode="rag", k=1).items[0]
+    latest = manager.retrieve("What does Ana play these days?", mode="rag", k=1).items[0]
+    assert first.source_turn_ids == ["t1"] and latest.source_turn_ids == ["t2"]

@@ -36,6 +36,10 @@ FACT_CATEGORY = {
     "value": "other",
 }
 ITEM_SCORE_FLOOR = 0.25  # RAG fused score below which an item is not worth a prompt line
+# a turn record is the whole turn, not a fact: only when it is clearly about the message
+# (Dana's "do you remember where I moved?" recalled "I don't think I want to be here
+# anymore" at 0.37 and three more of her turns; the voice then said it did not remember)
+RECORD_SCORE_FLOOR = 0.4
 
 
 USER_SPEAKERS = frozenset({"user", "you", "me"})
@@ -95,7 +99,7 @@ class MemoryBridge:
         if query.strip():
             found = m.retrieve(query[:2000], mode="rag", k=self.k_items)
             for item, score in zip(found.items, found.confidence_scores, strict=False):
-                if score < ITEM_SCORE_FLOOR:
+                if score < (RECORD_SCORE_FLOOR if item.kind == "turn" else ITEM_SCORE_FLOOR):
                     continue
                 items.append(
                     {

@@ -107,7 +107,11 @@ class RAGRetriever:
         """All fused candidates, best first, and how many matched before the k limit."""
         w = self.weights
         n_cand = max(w.candidates, k)
-        asked = plan(query, self.items.speakers())
+        speakers = self.items.speakers()
+        asked = plan(query, speakers)
+        # a name only tells people apart where memory holds more than one person's turns
+        # (in a chat every record is the user's: "I" would lift them all alike)
+        speaker_weight = w.speaker if len(speakers) > 1 else 0.0
         qvec = self.embedder.embed_one(asked.matched)
         dense = self.items.dense_search(qvec, n_cand, category=category_filter)
         lexical = self.items.lexical_search(asked.matched, n_cand, category=category_filter)
@@ -134,7 +138,7 @@ class RAGRetriever:
             score += w.recency * _recency(item.valid_at or item.created_at, now, w.half_life_days)
             score += w.importance * IMPORTANCE_VALUE.get(item.importance, 0.5)
             if item.speaker is not None and item.speaker in asked.named:
-                score += w.speaker
+                score += speaker_weight
             score += w.order * when.get(rid, 0.0)
             out.append(Scored(item, score, d, lx, rid))
         out.sort(key=lambda s: s.score, reverse=True)

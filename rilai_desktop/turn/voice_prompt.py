@@ -252,10 +252,13 @@ def _field(entry: object, keys: Sequence[str]) -> str:
     return ""
 
 
+_SAID: Final = re.compile(r"^[^:]{0,60}\bsaid: ")  # turn_memory.said_line's "… they said: "
+
+
 def _unique(texts: Iterable[str], limit: int, seen: set[str]) -> list[str]:
     out: list[str] = []
     for text in texts:
-        key = text.casefold()
+        key = _SAID.sub("", text).casefold()  # a fact and its dated line are one thing
         if text and key not in seen:
             seen.add(key)
             out.append(text)

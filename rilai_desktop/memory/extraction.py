@@ -555,7 +555,8 @@ class RuleExtractor:
 
 # ── the model ────────────────────────────────────────────────────────────────
 
-LLM_KINDS: tuple[str, ...] = tuple(k for k in ITEM_KINDS if k != "utterance")
+# the model proposes facts: never an utterance fallback or a turn record (memory keeps those)
+LLM_KINDS: tuple[str, ...] = tuple(k for k in ITEM_KINDS if k not in ("utterance", "turn"))
 LLM_CONFIDENCE = {"low": 0.5, "medium": 0.7, "high": 0.9}
 LLM_CONTENT_CHARS = 200
 MAX_TURNS_PER_CALL = 40

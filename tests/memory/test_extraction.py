@@ -376,7 +376,7 @@ def test_llm_happy_path_builds_drafts_from_a_checked_reply() -> None:
     props = request.schema["properties"]["items"]
     assert props["maxItems"] == 6
     fields = props["items"]["properties"]
-    assert fields["kind"]["enum"] == [k for k in ITEM_KINDS if k != "utterance"]
+    assert fields["kind"]["enum"] == [k for k in ITEM_KINDS if k not in ("utterance", "turn")]
     assert fields["importance"]["enum"] == ["low", "normal", "high"]
     assert fields["confidence"]["enum"] == ["low", "medium", "high"]
     assert fields["turn_ids"]["items"]["enum"] == ["t1", "t2"]  # the user's turns only

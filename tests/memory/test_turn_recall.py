@@ -134,3 +134,11 @@ def test_first_and_latest_prefer_the_oldest_and_newest_said(manager: MemoryManag
     first = manager.retrieve("When did Ana first play the cello?", mode="rag", k=1).items[0]
     latest = manager.retrieve("What does Ana play these days?", mode="rag", k=1).items[0]
     assert first.source_turn_ids == ["t1"] and latest.source_turn_ids == ["t2"]
+
+
+def test_the_model_is_never_offered_the_turn_kind() -> None:
+    # the real medium model answered kind "turn" when the schema offered it (KeyError)
+    from rilai_desktop.memory.extraction import KIND_CATEGORIES, LLM_KINDS
+
+    assert "turn" not in LLM_KINDS and "utterance" not in LLM_KINDS
+    assert all(kind in KIND_CATEGORIES for kind in LLM_KINDS)

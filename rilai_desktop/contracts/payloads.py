@@ -11,7 +11,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from rilai_desktop.contracts.events import EventKind
+from rilai_desktop.contracts.event_kind import EventKind
 from rilai_desktop.contracts.sensor import SENSOR_NAMES
 
 

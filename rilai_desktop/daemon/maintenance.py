@@ -3,7 +3,7 @@
 The scheduler calls :meth:`Maintenance.run` every ``daemon.maintenance_hours``;
 ``rilai daemon maintenance [--dry-run]`` calls it once. The work itself lives behind
 :class:`~rilai_desktop.daemon.ports.MaintenanceTasks` (the real stores in
-``rilai_desktop/daemon_maintenance.py``, a fake in tests), so this module only decides
+``rilai_desktop/app/maintenance_tasks.py``, a fake in tests), so this module only decides
 the order, isolates failures and reports.
 
 The order is on purpose: first what removes data by policy (expired contexts, old daily

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from rilai_desktop.bench import memory as mb
+from rilai_desktop.cli.bench import memory as mb
 from rilai_desktop.config import Settings, load_settings
 from rilai_desktop.errors import MemoryInputError
 from rilai_desktop.memory.extraction import RuleExtractor

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from rilai_desktop import __version__, cli
-from rilai_desktop.commands import doctor, status
+from rilai_desktop.cli.commands import doctor, status
 from rilai_desktop.config import setting_keys
 from rilai_desktop.contracts import EventKind
 from rilai_desktop.contracts.payloads import PAYLOAD_MODELS

@@ -9,10 +9,10 @@ from datetime import UTC, datetime
 
 import pytest
 
-from rilai_desktop.app import Companion, build_core
-from rilai_desktop.commands import shell_cmd
-from rilai_desktop.commands._context import Context
-from rilai_desktop.commands.shell_cmd import ShellNudges
+from rilai_desktop.app.build import Companion, build_core
+from rilai_desktop.cli.commands import shell_cmd
+from rilai_desktop.cli.commands._context import Context
+from rilai_desktop.cli.commands.shell_cmd import ShellNudges
 from rilai_desktop.config import Settings
 from rilai_desktop.contracts import EventKind
 from rilai_desktop.daemon.clock import SystemClock
@@ -26,7 +26,7 @@ from rilai_desktop.daemon.scheduler import (
     stored_jobs,
 )
 from rilai_desktop.daemon.service import Daemon
-from rilai_desktop.daemon_state import LogEventSink, LogLiveState
+from rilai_desktop.app.daemon_state import LogEventSink, LogLiveState
 from rilai_desktop.llm.fake import ScriptedLLM
 from rilai_desktop.paths import resolve_paths
 from rilai_desktop.turn.factory import build_turn_runner

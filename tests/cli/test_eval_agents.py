@@ -8,10 +8,10 @@ from collections.abc import Iterator
 
 import pytest
 
-from rilai_desktop.app import Companion
+from rilai_desktop.app.build import Companion
 from rilai_desktop.cli import main
-from rilai_desktop.commands import chat_cmd, eval_agents
-from rilai_desktop.commands._context import Context
+from rilai_desktop.cli.commands import chat_cmd, eval_agents
+from rilai_desktop.cli.commands._context import Context
 from rilai_desktop.llm.fake import Request, ScriptedLLM
 from rilai_desktop.turn.factory import build_turn_runner
 from rilai_desktop.turn.fakes import InMemoryTurnMemory, RoleModels

@@ -16,11 +16,11 @@ from typing import Any
 
 import pytest
 
-from rilai_desktop.commands import eval_cmd
-from rilai_desktop.commands._context import Context
-from rilai_desktop.evaluation.conversations import DEFAULT_SET, load_conversations
-from rilai_desktop.evaluation.plain import PLAIN_SYSTEM, LLMPlainChat
-from rilai_desktop.evaluation.replies import private_texts
+from rilai_desktop.cli.commands import eval_cmd
+from rilai_desktop.cli.commands._context import Context
+from rilai_desktop.cli.evaluation.conversations import DEFAULT_SET, load_conversations
+from rilai_desktop.cli.evaluation.plain import PLAIN_SYSTEM, LLMPlainChat
+from rilai_desktop.cli.evaluation.replies import private_texts
 from rilai_desktop.llm.fake import ScriptedLLM
 from rilai_desktop.store import EventLog
 from rilai_desktop.turn import voice_prompt

@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from rilai_desktop import app
+from rilai_desktop.app import build as app
 from rilai_desktop.llm.manifest import load_manifest
 from rilai_desktop.paths import Paths, resolve_paths
 from tests.cli_runner import Result, Run

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from rilai_desktop.app import Companion
-from rilai_desktop.commands import chat_cmd, shell_cmd, synthetic_cmd
-from rilai_desktop.commands._context import Context
+from rilai_desktop.app.build import Companion
+from rilai_desktop.cli.commands import chat_cmd, shell_cmd, synthetic_cmd
+from rilai_desktop.cli.commands._context import Context
 from rilai_desktop.errors import ScenarioError
 from rilai_desktop.llm.fake import ScriptedLLM
 from rilai_desktop.turn.factory import build_turn_runner

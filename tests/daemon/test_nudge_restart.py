@@ -17,7 +17,7 @@ from rilai_desktop.daemon.nudges.controls import NudgeControls
 from rilai_desktop.daemon.nudges.engine import NudgeEngine
 from rilai_desktop.daemon.nudges.history import read_history
 from rilai_desktop.daemon.ports import EventSink
-from rilai_desktop.daemon_facts import LogFacts
+from rilai_desktop.app.nudge_facts import LogFacts
 from rilai_desktop.store import EventLog
 from tests.daemon.nudge_fakes import TZ, LogSink, at
 

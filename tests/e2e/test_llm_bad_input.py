@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from rilai_desktop.app import build_router
+from rilai_desktop.app.build import build_router
 from rilai_desktop.config import Settings
 from rilai_desktop.contracts import EventKind
 from rilai_desktop.llm.errors import (

@@ -61,11 +61,11 @@ OTHERS = [
 
 
 def test_turn_forty_remembers_turn_five(real_models: Path) -> None:
-    from rilai_desktop.app import build_companion, build_core
+    from rilai_desktop.app.build import build_companion, build_core
     from rilai_desktop.config import load_settings
     from rilai_desktop.paths import resolve_paths
     from rilai_desktop.turn.ports import CommitPlan
-    from rilai_desktop.turn_memory import MemoryBridge
+    from rilai_desktop.app.memory_bridge import MemoryBridge
 
     messages = [*OTHERS[:4], RESEARCH, *OTHERS[4:]]
     assert len(messages) == 39 and messages[4] == RESEARCH

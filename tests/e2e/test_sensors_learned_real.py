@@ -13,7 +13,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from rilai_desktop.app import build_sensors
+from rilai_desktop.app.build import build_sensors
 from rilai_desktop.memory.embedding import EmbeddingService
 from rilai_desktop.turn.sensors import FastSensors
 from rilai_desktop.turn.sensors.learned import load_default_heads

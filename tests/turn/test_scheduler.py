@@ -202,7 +202,7 @@ def test_the_bench_messages_choose_at_least_six_agents_per_turn() -> None:
     """The bench messages in order, 10 s apart, each agent's last run fed back, sensors
     read by the real fast sensors: wave 0 + what the message wakes averages >= 6, and
     every wave-1 pick has a reason from the message (a sensor, keyword or modulator)."""
-    from rilai_desktop.bench.turn_messages import MESSAGES
+    from rilai_desktop.cli.bench.turn_messages import MESSAGES
     from rilai_desktop.turn.sensors import FastSensors
 
     sensors = FastSensors()

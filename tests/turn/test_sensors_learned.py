@@ -213,7 +213,7 @@ def test_notes_stay_within_the_contract() -> None:
 
 
 def test_composition_root_wires_the_layer_only_when_the_embedder_fits() -> None:
-    from rilai_desktop.app import build_sensors
+    from rilai_desktop.app.build import build_sensors
     from rilai_desktop.memory.embedding import FakeEmbedder
 
     assert build_sensors(None).learned is None

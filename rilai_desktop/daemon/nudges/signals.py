@@ -1,6 +1,6 @@
 """What one user message tells the nudge conditions: its strain and whether it ruptured.
 
-Shared by the real facts adapter (``rilai_desktop/daemon_facts.py``, reading the log) and
+Shared by the real facts adapter (``rilai_desktop/app/nudge_facts.py``, reading the log) and
 the simulator (``simulate.py``, running the sensors itself), so both read a message alike.
 
 Strain at a message is the larger of the stance's ``strain`` after that turn and the

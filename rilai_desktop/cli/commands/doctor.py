@@ -1,0 +1,240 @@
+"""`rilai doctor`: one line per check, ok / skip / fail, and the fix for each failure.
+
+Exits non-zero when any check fails. Qt is probed in a subprocess so this (headless)
+process never imports PySide6.
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+import time
+from argparse import Namespace
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from rilai_desktop.cli.commands._context import Context
+from rilai_desktop.cli.commands.output import emit_json, human_bytes
+from rilai_desktop.errors import RilaiError
+from rilai_desktop.paths import ensure_private_dir
+
+SETUP_FIX = "Run `make run` (or `make test`) from the checkout: set-up installs it"
+
+
+@dataclass
+class Check:
+    name: str
+    status: str  # ok | skip | fail
+    detail: str
+    fix: str = ""
+
+
+def check_python() -> Check:
+    version = platform.python_version()
+    if sys.version_info[:2] == (3, 11):
+        return Check("python", "ok", version)
+    return Check("python", "fail", version, "Use Python 3.11 (PYTHON=python3.11 make run)")
+
+
+def check_torch() -> Check:
+    try:
+        import torch
+    except Exception as exc:
+        return Check("torch", "fail", f"import failed: {exc}", SETUP_FIX)
+    version = str(torch.__version__)
+    if not version.startswith("2.13.0"):
+        return Check("torch", "fail", version, "Install exactly torch==2.13.0 (CPU build)")
+    return Check("torch", "ok", f"{version}, {torch.get_num_threads()} thread(s)")
+
+
+def check_llama_cpp() -> Check:
+    try:
+        import llama_cpp
+    except Exception as exc:
+        return Check("llama_cpp", "fail", f"import failed: {exc}", SETUP_FIX)
+    return Check("llama_cpp", "ok", f"llama-cpp-python {llama_cpp.__version__}")
+
+
+def check_faiss() -> Check:
+    try:
+        import faiss
+        import numpy as np
+    except Exception as exc:
+        return Check("faiss", "fail", f"import failed: {exc}", SETUP_FIX)
+    index = faiss.IndexFlatIP(8)
+    vectors = np.eye(8, dtype="float32")
+    index.add(vectors)
+    _, ids = index.search(vectors[:1], 1)
+    if int(ids[0][0]) != 0:
+        return Check("faiss", "fail", "a flat index returned the wrong neighbour", SETUP_FIX)
+    return Check("faiss", "ok", f"faiss {faiss.__version__}, flat search works")
+
+
+QT_PROBE = (
+    "from PySide6.QtWidgets import QApplication, QLabel;"
+    "import PySide6; app = QApplication([]); w = QLabel('ok'); w.show(); app.processEvents();"
+    "print(PySide6.__version__)"
+)
+
+
+def check_qt() -> Check:
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
+    try:
+        proc = subprocess.run(
+            [sys.executable, "-c", QT_PROBE], env=env, capture_output=True, text=True, timeout=60
+        )
+    except subprocess.TimeoutExpired:
+        return Check("qt", "fail", "Qt offscreen probe timed out", SETUP_FIX)
+    if proc.returncode != 0:
+        last = (proc.stderr.strip().splitlines() or ["no output"])[-1]
+        return Check(
+            "qt",
+            "fail",
+            f"Qt offscreen failed: {last}",
+            "Install Qt's runtime libraries: `make test` installs them as root, or "
+            "sudo apt-get install libgl1 libegl1 libxkbcommon0 libfontconfig1 libdbus-1-3",
+        )
+    return Check("qt", "ok", f"PySide6 {proc.stdout.strip()} (offscreen)")
+
+
+def check_models(ctx: Context, *, smoke: bool) -> list[Check]:
+    """Each tier: file, size, sha256, and a 5-token smoke generation with its time."""
+    from rilai_desktop.llm.errors import ModelError
+    from rilai_desktop.llm.installer import verify
+    from rilai_desktop.llm.manifest import TIERS, load_manifest
+
+    try:
+        manifest = load_manifest(ctx.paths.manifest_file, ctx.paths.user_manifest_file)
+    except ModelError as exc:
+        return [Check("models", "fail", exc.message, "; ".join(exc.hints))]
+    checks: list[Check] = []
+    for tier in TIERS:
+        name = f"model:{tier}"
+        try:
+            entry = manifest.for_tier(tier)
+        except ModelError as exc:
+            checks.append(Check(name, "fail", exc.message, "; ".join(exc.hints)))
+            continue
+        v = verify(entry, ctx.paths.models_dir)
+        if not v.exists:
+            # the large tier is optional (1.1 GB): `make run` installs it, tests do not
+            status = "skip" if tier == "large" else "fail"
+            checks.append(
+                Check(
+                    name,
+                    status,
+                    f"{entry.id} not installed ({v.path})",
+                    f"rilai models install {tier}",
+                )
+            )
+            continue
+        if not v.ok:
+            checks.append(
+                Check(
+                    name,
+                    "fail",
+                    f"{v.path}: size ok={v.size_ok}, sha256 ok={v.sha_ok}",
+                    f"delete it and run `rilai models install {tier}`",
+                )
+            )
+            continue
+        detail = f"{v.path.name}, {human_bytes(v.size or 0)}, sha256 ok"
+        if smoke:
+            try:
+                detail += f", 5-token smoke {smoke_ms(ctx, entry.id, v.path):.0f} ms"
+            except ModelError as exc:
+                checks.append(
+                    Check(
+                        name, "fail", f"{detail}; smoke failed: {exc.message}", "; ".join(exc.hints)
+                    )
+                )
+                continue
+        checks.append(Check(name, "ok", detail))
+    return checks
+
+
+def smoke_ms(ctx: Context, model_id: str, path: Path) -> float:
+    from rilai_desktop.llm.llama_cpp_adapter import LlamaCppModel, LlamaOptions
+
+    s = ctx.loaded.settings.llm
+    model = LlamaCppModel(
+        path,
+        model_id=model_id,
+        options=LlamaOptions(
+            n_ctx=512,
+            n_threads=s.threads,
+            n_gpu_layers=s.gpu_layers,
+            template_fallback=s.chat_template_fallback,
+        ),
+    )
+    try:
+        t0 = time.perf_counter()
+        model.complete([{"role": "user", "content": "Say hi."}], max_tokens=5, temperature=0.0)
+        return (time.perf_counter() - t0) * 1000
+    finally:
+        model.close()
+
+
+def check_data_dir(ctx: Context) -> Check:
+    data_dir = ctx.paths.data_dir
+    try:
+        ensure_private_dir(data_dir)
+        with tempfile.NamedTemporaryFile(dir=data_dir, prefix=".doctor-", delete=True) as fh:
+            fh.write(b"ok")
+            fh.flush()
+    except (RilaiError, OSError) as exc:
+        fix = "; ".join(exc.hints) if isinstance(exc, RilaiError) else ""
+        return Check(
+            "data_dir",
+            "fail",
+            f"{data_dir}: {exc}",
+            fix or f"chmod u+rwx {data_dir}, or set RILAI_HOME to a writable directory",
+        )
+    return Check("data_dir", "ok", f"{data_dir} is writable")
+
+
+def check_database(ctx: Context) -> Check:
+    try:
+        result = ctx.event_log().integrity_check()
+    except RilaiError as exc:
+        return Check("database", "fail", str(exc), "; ".join(exc.hints))
+    if result != "ok":
+        return Check(
+            "database",
+            "fail",
+            f"integrity_check: {result}",
+            f"Copy {ctx.paths.db_path} aside and restore a backup; Rilai will not overwrite it",
+        )
+    return Check("database", "ok", f"integrity_check ok ({ctx.paths.db_path})")
+
+
+def run(args: Namespace, ctx: Context) -> int:
+    checks: list[Callable[[], Check]] = [
+        check_python,
+        check_torch,
+        check_llama_cpp,
+        check_faiss,
+        check_qt,
+    ]
+    results = [c() for c in checks]
+    results += check_models(ctx, smoke=not getattr(args, "no_smoke", False))
+    results.append(check_data_dir(ctx))
+    # the database check needs a writable data dir
+    if results[-1].status == "ok":
+        results.append(check_database(ctx))
+    else:
+        results.append(Check("database", "skip", "data directory is not usable"))
+    failed = [r for r in results if r.status == "fail"]
+    if ctx.json:
+        emit_json({"ok": not failed, "checks": [asdict(r) for r in results]})
+    else:
+        for r in results:
+            print(f"{r.status:<4}  {r.name:<12} {r.detail}")
+            if r.fix:
+                print(f"{'':<18} fix: {r.fix}")
+        print("all checks passed" if not failed else f"{len(failed)} check(s) failed")
+    return 1 if failed else 0

@@ -158,6 +158,22 @@ class ScenarioError(RilaiError):
     ]
 
 
+class EngineClosedError(RilaiError):
+    """Something was asked of an Engine after ``close()``."""
+
+    code = "RIL-060"
+    name = "EngineClosedError"
+    recovery_suggestions = ["The engine was closed; open a new one (restart Rilai)"]
+
+
+class MemoryUnavailableError(RilaiError):
+    """The engine was opened without memory and a client asked memory for something."""
+
+    code = "RIL-061"
+    name = "MemoryUnavailableError"
+    recovery_suggestions = ["Open the engine with memory (the default)"]
+
+
 class NotBuiltYetError(RilaiError):
     code = "RIL-099"
     name = "NotBuiltYetError"

@@ -1,14 +1,21 @@
-"""Run the `rilai` command in-process and capture what it printed (shared by CLI tests)."""
+"""Run the `rilai` command in-process and capture what it printed (shared by CLI tests).
+
+``seams`` is how a test hands the CLI fakes (the ``Builders`` seam of ``Context``) instead
+of patching our functions: set its ``router`` or ``memory_options`` before ``run(...)``.
+"""
 
 from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
 
 from rilai_desktop import cli
+from rilai_desktop.app.build import build_memory
+from rilai_desktop.cli.commands._context import Builders
 
 
 class Result:
@@ -25,11 +32,37 @@ class Result:
 Run = Callable[..., Result]
 
 
+@dataclass
+class CliSeams:
+    """What a test hands the CLI: a model router factory, options for the real memory
+    (``escalation_threshold``, ``retry``), and a record of each memory's ``with_models``."""
+
+    router: Callable[..., Any] | None = None
+    memory_options: dict[str, Any] = field(default_factory=dict)
+    memory_with_models: list[bool] = field(default_factory=list)
+
+    def builders(self) -> Builders:
+        def memory(core: Any, with_models: bool, router: Callable[[], Any]) -> Any:
+            self.memory_with_models.append(with_models)
+            return build_memory(
+                core, with_models=with_models, router_factory=router, **self.memory_options
+            )
+
+        if self.router is None:
+            return Builders(memory=memory)
+        return Builders(memory=memory, router=self.router)
+
+
 @pytest.fixture
-def run(capsys: pytest.CaptureFixture[str]) -> Run:
+def seams() -> CliSeams:
+    return CliSeams()
+
+
+@pytest.fixture
+def run(capsys: pytest.CaptureFixture[str], seams: CliSeams) -> Run:
     def _run(*argv: str) -> Result:
         capsys.readouterr()
-        code = cli.main(list(argv))
+        code = cli.main(list(argv), seams.builders())
         out, err = capsys.readouterr()
         return Result(code, out, err)
 

@@ -1,7 +1,8 @@
-"""The composition root: the one place that picks real adapters and wires them.
+"""The composition root: the one place that picks the real adapters and wires them.
 
-Today it builds the event log, the model router and memory; the turn runner, daemon and
-window join it as their issues land. Everything else takes what it needs as arguments.
+It builds the event log (``build_core``), the model router, memory, the fast sensors, the
+turn runner over them (``build_engine_parts``, ``open_engine``) and the daemon
+(``build_daemon``). Everything else takes what it needs as arguments.
 """
 
 from __future__ import annotations
@@ -12,13 +13,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from rilai_desktop.app.engine_parts import EngineParts
 from rilai_desktop.config import Settings
 
 if TYPE_CHECKING:
+    from rilai_desktop.app.engine import Engine
     from rilai_desktop.daemon.ports import Clock, Delivery, EventSink, LiveState, NudgeRunner
     from rilai_desktop.daemon.service import Daemon
     from rilai_desktop.memory.embedding import EmbeddingService, FakeEmbedder
-    from rilai_desktop.memory.manager import MemoryManager
+    from rilai_desktop.memory.manager import MemoryManager, MemoryRetryConfig
     from rilai_desktop.turn.runner import TurnRunner
     from rilai_desktop.turn.sensors import FastSensors
 from rilai_desktop.contracts import EventKind
@@ -118,11 +121,16 @@ def build_memory(
     with_models: bool = True,
     on_event: Callable[[EventKind, dict[str, Any]], None] | None = None,
     router: ModelRouter | None = None,
+    router_factory: Callable[[], ModelRouter] | None = None,
     auto_consolidate: bool = True,
     embedder: EmbeddingService | FakeEmbedder | None = None,
+    escalation_threshold: float | None = None,
+    retry: MemoryRetryConfig | None = None,
 ) -> MemoryManager:
     """The real memory: MiniLM embeddings, FAISS under data_dir/memory, the shared db.
-    ``embedder``: one already loaded for another memory, to share (default: a new one)."""
+    ``embedder``: one already loaded for another memory, to share (default: a new one).
+    ``escalation_threshold`` / ``retry``: the hybrid search's escalation point and the model
+    retries (default: MemoryConfig's and MemoryRetryConfig's)."""
     from rilai_desktop.memory.embedding import EmbeddingService, FakeEmbedder
     from rilai_desktop.memory.manager import MemoryConfig, MemoryManager
 
@@ -139,15 +147,27 @@ def build_memory(
         )
     storage = paths.data_dir / "memory"
     routers: list[ModelRouter] = [] if router is None else [router]
+    make_router = router_factory or (lambda: build_router(paths, settings, on_event))
 
-    def router_factory() -> ModelRouter:
+    def shared_router() -> ModelRouter:
         if not routers:
-            routers.append(build_router(paths, settings, on_event))
+            routers.append(make_router())
         return routers[0]
 
     def role(name: str) -> LazyRoleModel | None:
-        return LazyRoleModel(router_factory, name) if with_models else None
+        return LazyRoleModel(shared_router, name) if with_models else None
 
+    config = MemoryConfig(
+        storage_dir=storage,
+        consolidation_interval=mem.consolidation_interval,
+        exact_index_max=mem.exact_index_max,
+        dedupe_similarity=mem.dedupe_similarity,
+        llm_candidates=mem.llm_candidates,
+        extract_mode=mem.extract,
+        auto_consolidate=auto_consolidate,
+    )
+    if escalation_threshold is not None:
+        config = dataclasses.replace(config, escalation_threshold=escalation_threshold)
     manager = MemoryManager(
         core.event_log,
         embedder,
@@ -155,15 +175,8 @@ def build_memory(
         categories_dir=paths.categories_dir,
         journal_dir=paths.data_dir / "agents",
         events=core.event_log,
-        config=MemoryConfig(
-            storage_dir=storage,
-            consolidation_interval=mem.consolidation_interval,
-            exact_index_max=mem.exact_index_max,
-            dedupe_similarity=mem.dedupe_similarity,
-            llm_candidates=mem.llm_candidates,
-            extract_mode=mem.extract,
-            auto_consolidate=auto_consolidate,
-        ),
+        config=config,
+        retry=retry,
         extraction_model=role("extraction"),
         consolidation_model=role("consolidation"),
         retrieval_model=role("extraction"),
@@ -194,31 +207,15 @@ def build_sensors(embedder: Any | None) -> FastSensors:
     return FastSensors(learned=LearnedLayer(embed, heads))
 
 
-@dataclass
-class Companion:
-    """Everything a conversation needs: the log, the models, memory and the turn runner."""
-
-    core: Core
-    router: ModelRouter
-    memory: MemoryManager | None
-    runner: TurnRunner
-
-    def close(self) -> None:
-        self.runner.wait_warm()  # the between-turns warm-up still holds a model
-        if self.memory is not None:
-            self.memory.close()
-        self.router.close()
-
-
-def build_companion(core: Core, *, session_id: str | None = None) -> Companion:
+def build_engine_parts(core: Core, *, session_id: str | None = None) -> EngineParts:
     """The real turn: llama.cpp models through the router, MiniLM + FAISS memory.
 
     Model calls report to a relay that appends them to the running turn's events.
     Category consolidation (a model call) is left to maintenance, not to a turn's commit.
     """
+    from rilai_desktop.app.memory_bridge import MemoryBridge
     from rilai_desktop.turn.factory import build_turn_runner
     from rilai_desktop.turn.model_events import ModelEventRelay
-    from rilai_desktop.app.memory_bridge import MemoryBridge
 
     relay = ModelEventRelay()
     router = build_router(core.paths, core.settings, relay)
@@ -234,7 +231,14 @@ def build_companion(core: Core, *, session_id: str | None = None) -> Companion:
         agent_workers=core.settings.llm.agent_workers,
         sensors=build_sensors(memory.embedder),
     )
-    return Companion(core, router, memory, runner)
+    return EngineParts(core, router, memory, runner)
+
+
+def open_engine(core: Core, *, session_id: str | None = None) -> Engine:
+    """The real Engine over ``core`` (loads the models' router and MiniLM: seconds)."""
+    from rilai_desktop.app.engine import Engine
+
+    return Engine(build_engine_parts(core, session_id=session_id))
 
 
 class FreshCompanions:
@@ -252,9 +256,9 @@ class FreshCompanions:
         self._embedder: Any = None  # the first conversation's, then shared
         self._opened = 0
 
-    def open(self) -> Companion:
-        from rilai_desktop.turn.factory import build_turn_runner
+    def open(self) -> EngineParts:
         from rilai_desktop.app.memory_bridge import MemoryBridge
+        from rilai_desktop.turn.factory import build_turn_runner
 
         self._opened += 1
         home = self.root / f"conversation-{self._opened:03d}"
@@ -280,9 +284,9 @@ class FreshCompanions:
             relay=self.relay,
             agent_workers=self.settings.llm.agent_workers,
         )
-        return Companion(core, self.router, memory, runner)
+        return EngineParts(core, self.router, memory, runner)
 
-    def release(self, companion: Companion) -> None:
+    def release(self, companion: EngineParts) -> None:
         companion.runner.wait_warm()
         if companion.memory is not None:
             companion.memory.close()
@@ -365,10 +369,10 @@ def build_daemon(
     projection of the event log. ``delivery`` shows nudges (default: notify-send where
     present, else the console). Start it with ``daemon.scheduler.DaemonScheduler``.
     """
+    from rilai_desktop.app.daemon_state import LogEventSink, LogLiveState, RunnerLiveState
     from rilai_desktop.daemon.clock import SystemClock
     from rilai_desktop.daemon.maintenance import Maintenance
     from rilai_desktop.daemon.service import Daemon
-    from rilai_desktop.app.daemon_state import LogEventSink, LogLiveState, RunnerLiveState
 
     clock = clock or SystemClock()
     state: LiveState
@@ -401,10 +405,10 @@ def _build_nudges(
     Its settings are re-read from settings.toml at each run, so `rilai nudges settings
     --off` reaches a daemon that is already running (a bad file keeps the start-up ones).
     """
+    from rilai_desktop.app.nudge_facts import LogFacts, goals_from_log
     from rilai_desktop.config import NudgeSettings, load_settings
     from rilai_desktop.daemon.delivery import default_delivery
     from rilai_desktop.daemon.nudges import NudgeControls, NudgeEngine
-    from rilai_desktop.app.nudge_facts import LogFacts, goals_from_log
     from rilai_desktop.errors import RilaiError
 
     def settings() -> NudgeSettings:

@@ -7,10 +7,13 @@ import os
 import sys
 import traceback
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rilai_desktop import __version__
 from rilai_desktop.errors import ConfigError, NotBuiltYetError, RilaiError
+
+if TYPE_CHECKING:
+    from rilai_desktop.cli.commands._context import Builders
 
 
 def _parse_set(values: list[str] | None) -> dict[str, Any]:
@@ -332,7 +335,7 @@ def _not_built(what: str, issue: str) -> NotBuiltYetError:
     )
 
 
-def dispatch(args: argparse.Namespace) -> int:
+def dispatch(args: argparse.Namespace, builders: Builders | None = None) -> int:
     from rilai_desktop.cli.commands._context import Context
 
     command = args.command
@@ -341,7 +344,7 @@ def dispatch(args: argparse.Namespace) -> int:
     if command == "window":
         raise _not_built("The desktop window", "desktop window")
 
-    ctx = Context.create(_parse_set(args.set), json=args.json, debug=args.debug)
+    ctx = Context.create(_parse_set(args.set), json=args.json, debug=args.debug, builders=builders)
     try:
         if command == "shell":
             from rilai_desktop.cli.commands import shell_cmd
@@ -458,13 +461,14 @@ def _stdout_to_devnull() -> None:
         pass
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def main(argv: Sequence[str] | None = None, builders: Builders | None = None) -> int:
+    """`rilai`; ``builders`` is the seam for tests (fakes instead of the real engine)."""
     parser = build_parser()
     args = parser.parse_args(argv)
     args.set = [item for dest in _SET_DESTS for item in getattr(args, dest, None) or []]
     debug = bool(args.debug or os.environ.get("RILAI_DEBUG"))
     try:
-        code = dispatch(args)
+        code = dispatch(args, builders)
         sys.stdout.flush()  # a reader that went away shows up here, not at interpreter exit
         return code
     except BrokenPipeError:

@@ -36,6 +36,7 @@ class TurnCompleted(Payload):
 class TurnAborted(Payload):
     reason: str
     last_seq: int = Field(ge=0)
+    stage: str | None = None  # ours: where a cancelled turn stopped
 
 
 class SensorsFastUpdated(Payload):

@@ -11,6 +11,7 @@ live process is marked with a TURN_ABORTED event, so it is never replayed as com
 from __future__ import annotations
 
 import json
+import logging
 import math
 import sqlite3
 import threading
@@ -27,6 +28,8 @@ from rilai_desktop.contracts import EngineEvent, EventKind
 from rilai_desktop.errors import EventPayloadError, UnknownEventKindError
 from rilai_desktop.store._writer_lock import WriterLock
 from rilai_desktop.store.db import connect, integrity_check, translate
+
+log = logging.getLogger(__name__)
 
 _KINDS: dict[str, EventKind] = {k.value: k for k in EventKind}
 _COLUMNS = "session_id, turn_id, seq, ts_monotonic, ts_wall, kind, payload, schema_version"
@@ -134,6 +137,8 @@ class EventLog:
         self._clock = clock
         self._lock = threading.RLock()
         self._tx_depth = 0
+        self._listeners: list[Callable[[EngineEvent], None]] = []
+        self._stored: list[EngineEvent] = []  # written in the open transaction, not yet told
         self._conn = connect(self.path, readonly=readonly)
         self._writer = WriterLock(self.path)
         self.aborted_on_open: list[EngineEvent] = []
@@ -160,6 +165,30 @@ class EventLog:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+    def add_listener(self, listener: Callable[[EngineEvent], None]) -> Callable[[], None]:
+        """Call ``listener`` with every event once it is committed, in log order, on the
+        writing thread (so keep it quick: hand the event on). Events of a transaction that
+        rolls back are never told. A listener that raises is logged and skipped: it can
+        never undo a write. Returns a function that removes the listener."""
+        with self._lock:
+            self._listeners.append(listener)
+
+        def remove() -> None:
+            with self._lock:
+                if listener in self._listeners:
+                    self._listeners.remove(listener)
+
+        return remove
+
+    def _tell(self) -> None:
+        stored, self._stored = self._stored, []
+        for event in stored:
+            for listener in list(self._listeners):
+                try:
+                    listener(event)
+                except Exception:
+                    log.exception("an event listener failed on %s", event.kind.value)
 
     @property
     def connection(self) -> sqlite3.Connection:
@@ -220,6 +249,7 @@ class EventLog:
                 yield self._conn
             except BaseException:
                 self._tx_depth = 0
+                self._stored = []
                 if self._conn.in_transaction:
                     self._conn.execute("ROLLBACK")
                 raise
@@ -227,9 +257,12 @@ class EventLog:
             try:
                 self._conn.execute("COMMIT")
             except sqlite3.Error as exc:
+                self._stored = []
                 if self._conn.in_transaction:
                     self._conn.execute("ROLLBACK")
                 raise translate(exc, self.path) from exc
+            if self._stored:
+                self._tell()
 
     def _prepare(self, draft: EventDraft) -> tuple[EngineEvent, str]:
         kind = coerce_kind(draft.kind)
@@ -286,6 +319,8 @@ class EventLog:
             )
             out.append(event)
         self._conn.executemany(_INSERT, rows)
+        if self._listeners:
+            self._stored.extend(out)
         return out
 
     # ── aborted turns ──────────────────────────────────────────────────────

@@ -48,6 +48,19 @@ from rilai_desktop.turn.state import TurnState, VoiceDelta
 from rilai_desktop.turn.waves import WaveStage
 
 Update = EngineEvent | VoiceDelta
+
+
+class TurnCancelled(BaseException):
+    """The caller cancelled the turn (``run_turn(..., cancel=event)``). Raised at the next
+    stage boundary or streamed piece; the runner logs TURN_ABORTED (reason "cancelled",
+    the stage) and re-raises. A BaseException, so no stage's ``except Exception`` takes
+    it for a failure to recover from."""
+
+    def __init__(self, turn_id: int, stage: str) -> None:
+        super().__init__(f"turn {turn_id} cancelled during {stage}")
+        self.turn_id, self.stage = turn_id, stage
+
+
 OnUpdate = Callable[[Update], None]
 STAGES = ("ingest", "sense", "recall", "agents", "deliberate", "council", "voice", "commit")
 
@@ -145,9 +158,17 @@ class TurnRunner:
         if failure:
             raise failure[0]
 
-    def run_turn(self, text: str, on_update: OnUpdate | None = None) -> TurnResult:
+    def run_turn(
+        self,
+        text: str,
+        on_update: OnUpdate | None = None,
+        cancel: threading.Event | None = None,
+    ) -> TurnResult:
+        """One turn. Setting ``cancel`` ends it at the next stage boundary or streamed
+        reply piece: TURN_ABORTED is logged and :class:`TurnCancelled` raised; the message
+        stays in the conversation with no reply, and the stance is not changed."""
         with self._lock:
-            result = self._run(text, on_update or (lambda _u: None))
+            result = self._run(text, on_update or (lambda _u: None), cancel)
         if self.warm_next_voice:
             self._start_warm()
         return result
@@ -192,16 +213,27 @@ class TurnRunner:
         thread.join(timeout)
         return not thread.is_alive()
 
-    def _run(self, raw: str, publish: OnUpdate) -> TurnResult:
+    def _run(self, raw: str, deliver: OnUpdate, cancel: threading.Event | None) -> TurnResult:
         start = time.perf_counter()
         sid = self.session_id
         if self._new_session:
             self.events.append(sid, 0, EventKind.SESSION_STARTED, {"session_id": sid})
             self._new_session = False
         turn_id = self.events.last_turn_id(sid) + 1
+        stage = ["ingest"]
+        last_seq = [0]
+
+        def publish(update: Update) -> None:
+            if cancel is not None and cancel.is_set():
+                raise TurnCancelled(turn_id, stage[0])
+            deliver(update)
 
         def emit(kind: EventKind, payload: Mapping[str, Any]) -> None:
-            publish(self.events.append(sid, turn_id, kind, dict(payload)))
+            event = self.events.append(sid, turn_id, kind, dict(payload))
+            last_seq[0] = max(last_seq[0], event.seq)
+            if kind is EventKind.TURN_STAGE_CHANGED:
+                stage[0] = str(payload.get("stage", stage[0]))
+            publish(event)
 
         text, notes = clean_input(raw)
         state = TurnState(
@@ -218,64 +250,91 @@ class TurnRunner:
         result = TurnResult(sid, turn_id, "", state)
         records: list[AgentRecord] = []
         attach = self.relay.attached(emit) if self.relay else nullcontext()
-        with attach:
-            emit(EventKind.TURN_STARTED, {"user_input": text, "turn_id": turn_id, **notes})
-            self._stage("ingest", state, emit, lambda: None)
-            self._stage("sense", state, emit, lambda: self._sense(state, emit))
-            safety = "safety_interrupt" in state.flags
-            if not safety:
-                self._stage("recall", state, emit, lambda: self._recall(state, emit))
-                context = turn_context(state)
-                now = self._clock()
-                self._stage(
-                    "agents",
-                    state,
-                    emit,
-                    lambda: self._agents(state, context, emit, records, now),
+        try:
+            with attach:
+                self._stages(text, notes, state, result, records, emit, publish, start)
+        except TurnCancelled as cancelled:
+            deliver(
+                self.events.append(
+                    sid,
+                    turn_id,
+                    EventKind.TURN_ABORTED,
+                    {
+                        "reason": "cancelled",
+                        "last_seq": last_seq[0],
+                        "stage": cancelled.stage,
+                    },
                 )
-                self._stage(
-                    "deliberate",
-                    state,
-                    emit,
-                    lambda: self.waves.deliberate(state, context, emit, records, self._scope),
-                )
-            self._stage(
-                "council", state, emit, lambda: self.speaking.decide(state, emit, self._scope)
             )
-            spoken: list[Spoken] = []
-            self._stage(
-                "voice",
-                state,
-                emit,
-                lambda: spoken.append(self.speaking.speak(state, emit, publish, self._scope)),
-            )
-            if spoken:
-                s = spoken[0]
-                state.reply = s.reply
-                result.voice_prompt, result.voice_model = s.prompt, s.model
-                result.escalated, result.attempts = s.escalated, s.attempts
-                result.reply_tokens = s.reply_tokens
-                if s.ttft_at is not None:
-                    result.ttft_ms = (s.ttft_at - start) * 1000
-            self._stage("commit", state, emit, lambda: self._commit(state, emit, result))
-            result.agents = records
-            result.reply = state.reply
-            result.total_ms = (time.perf_counter() - start) * 1000
-            emit(
-                EventKind.TURN_COMPLETED,
-                {
-                    "total_time_ms": round(result.total_ms),
-                    "response": state.reply or None,
-                    "stage_ms": {k: round(v, 1) for k, v in state.stage_ms.items()},
-                    "tokens": state.tokens,
-                    "flags": sorted(state.flags),
-                },
-            )
+            self.session.add_exchange(text, "", turn_id)
+            raise
         self.session.add_exchange(text, state.reply, turn_id)
         self.session.note_safety(state.sensor("safety_risk"))
         self.session.stance, self.session.modulators = state.stance, state.modulators
         self.last_result = result
         return result
+
+    def _stages(
+        self,
+        text: str,
+        notes: Mapping[str, Any],
+        state: TurnState,
+        result: TurnResult,
+        records: list[AgentRecord],
+        emit: Callable[[EventKind, Mapping[str, Any]], None],
+        publish: OnUpdate,
+        start: float,
+    ) -> None:
+        emit(EventKind.TURN_STARTED, {"user_input": text, "turn_id": state.turn_id, **notes})
+        self._stage("ingest", state, emit, lambda: None)
+        self._stage("sense", state, emit, lambda: self._sense(state, emit))
+        safety = "safety_interrupt" in state.flags
+        if not safety:
+            self._stage("recall", state, emit, lambda: self._recall(state, emit))
+            context = turn_context(state)
+            now = self._clock()
+            self._stage(
+                "agents",
+                state,
+                emit,
+                lambda: self._agents(state, context, emit, records, now),
+            )
+            self._stage(
+                "deliberate",
+                state,
+                emit,
+                lambda: self.waves.deliberate(state, context, emit, records, self._scope),
+            )
+        self._stage("council", state, emit, lambda: self.speaking.decide(state, emit, self._scope))
+        spoken: list[Spoken] = []
+        self._stage(
+            "voice",
+            state,
+            emit,
+            lambda: spoken.append(self.speaking.speak(state, emit, publish, self._scope)),
+        )
+        if spoken:
+            s = spoken[0]
+            state.reply = s.reply
+            result.voice_prompt, result.voice_model = s.prompt, s.model
+            result.escalated, result.attempts = s.escalated, s.attempts
+            result.reply_tokens = s.reply_tokens
+            if s.ttft_at is not None:
+                result.ttft_ms = (s.ttft_at - start) * 1000
+        self._stage("commit", state, emit, lambda: self._commit(state, emit, result))
+        result.agents = records
+        result.reply = state.reply
+        result.total_ms = (time.perf_counter() - start) * 1000
+        emit(
+            EventKind.TURN_COMPLETED,
+            {
+                "total_time_ms": round(result.total_ms),
+                "response": state.reply or None,
+                "stage_ms": {k: round(v, 1) for k, v in state.stage_ms.items()},
+                "tokens": state.tokens,
+                "flags": sorted(state.flags),
+            },
+        )
 
     def _scope(self, name: str) -> AbstractContextManager[None]:
         return self.relay.caller(name) if self.relay else nullcontext()

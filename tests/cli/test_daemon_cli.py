@@ -9,7 +9,9 @@ from datetime import UTC, datetime
 
 import pytest
 
-from rilai_desktop.app.build import Companion, build_core
+from rilai_desktop.app.build import build_core
+from rilai_desktop.app.daemon_state import LogEventSink, LogLiveState
+from rilai_desktop.app.engine import Engine, EngineParts
 from rilai_desktop.cli.commands import shell_cmd
 from rilai_desktop.cli.commands._context import Context
 from rilai_desktop.cli.commands.shell_cmd import ShellNudges
@@ -26,7 +28,6 @@ from rilai_desktop.daemon.scheduler import (
     stored_jobs,
 )
 from rilai_desktop.daemon.service import Daemon
-from rilai_desktop.app.daemon_state import LogEventSink, LogLiveState
 from rilai_desktop.llm.fake import ScriptedLLM
 from rilai_desktop.paths import resolve_paths
 from rilai_desktop.turn.factory import build_turn_runner
@@ -140,8 +141,7 @@ def ctx() -> Iterator[Context]:
     runner = build_turn_runner(
         events=log, models=models, memory=InMemoryTurnMemory(), prompts_dir=PROMPTS, use_judge=False
     )
-    assert context._core is not None
-    context._companion = Companion(context._core, StubRouter(), None, runner)  # type: ignore[arg-type]
+    context._engine = Engine(EngineParts(context.core(), StubRouter(), None, runner))
     yield context
     context.close()
 
@@ -151,7 +151,7 @@ def _nudge(text: str, level: int = 3) -> Nudge:
 
 
 def test_shell_nudges_print_at_the_prompt_and_join_the_conversation(ctx: Context) -> None:
-    runner = ctx.companion().runner
+    runner = ctx.engine().runner
     out = io.StringIO()
     nudges = ShellNudges(runner, out, interactive=True)
     assert nudges.deliver(_nudge("Busy day?"))  # not at the prompt: kept for later
@@ -181,7 +181,7 @@ def test_the_shell_runs_the_daemon_and_stops_it_on_exit(ctx: Context) -> None:
     assert running_daemon_pid(db) is None  # shut down with the shell
     assert {job.id for job in stored_jobs(db)} == {TICK_JOB, MAINTENANCE_JOB}
     # its daemon events (the first tick runs at start) belong to the shell's session
-    sid = ctx.companion().runner.session_id
+    sid = ctx.engine().runner.session_id
     assert all(t.session_id == sid for t in ctx.event_log().events(kind=EventKind.DAEMON_TICK))
 
 

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from rilai_desktop.app.build import Companion
+from rilai_desktop.app.engine import Engine, EngineParts
 from rilai_desktop.cli import main
 from rilai_desktop.cli.commands import chat_cmd, eval_agents
 from rilai_desktop.cli.commands._context import Context
@@ -52,8 +52,7 @@ def ctx() -> Iterator[Context]:
         prompts_dir=PROMPTS,
         use_judge=False,
     )
-    assert context._core is not None
-    context._companion = Companion(context._core, StubRouter(), None, runner)  # type: ignore[arg-type]
+    context._engine = Engine(EngineParts(context.core(), StubRouter(), None, runner))
     yield context
     context.close()
 

@@ -2,7 +2,7 @@
 
 Every test has its own RILAI_HOME (tests/conftest.py) with no GGUF installed, so hybrid
 search and `--extract both` run without a model; the tests that need one install a fake
-through ``app.build_router``.
+through the CLI seam (``tests.cli_runner.CliSeams``).
 """
 
 from __future__ import annotations
@@ -17,10 +17,9 @@ from typing import Any
 
 import pytest
 
-from rilai_desktop.app import build as app
 from rilai_desktop.llm.manifest import load_manifest
 from rilai_desktop.paths import Paths, resolve_paths
-from tests.cli_runner import Result, Run
+from tests.cli_runner import CliSeams, Result, Run
 
 # ── fixtures and helpers ───────────────────────────────────────────────────────
 
@@ -178,29 +177,23 @@ def install_model_file(paths: Paths) -> None:
 
 
 @pytest.fixture
-def no_router(monkeypatch: pytest.MonkeyPatch, paths: Paths) -> Iterator[list[bool]]:
+def no_router(seams: CliSeams, paths: Paths) -> Iterator[list[bool]]:
     """A model file is present, but loading any model fails the test; records with_models."""
     install_model_file(paths)
-    asked: list[bool] = []
-    real = app.build_memory
-
-    def spy(core: Any, *, with_models: bool = True, **kw: Any) -> Any:
-        asked.append(with_models)
-        return real(core, with_models=with_models, **kw)
 
     def boom(*a: Any, **kw: Any) -> Any:
         raise AssertionError("an LLM was loaded")
 
-    monkeypatch.setattr(app, "build_memory", spy)
-    monkeypatch.setattr(app, "build_router", boom)
-    yield asked
+    seams.router = boom
+    seams.memory_with_models.clear()  # what ran before this fixture (ingest) is not asked
+    yield seams.memory_with_models
 
 
 @pytest.fixture
-def fake_router(monkeypatch: pytest.MonkeyPatch, paths: Paths) -> FakeRouter:
+def fake_router(seams: CliSeams, paths: Paths) -> FakeRouter:
     install_model_file(paths)
     router = FakeRouter(FakeLLM(picks=[2]))
-    monkeypatch.setattr(app, "build_router", lambda *a, **kw: router)
+    seams.router = lambda *a, **kw: router
     return router
 
 
@@ -495,23 +488,19 @@ def test_search_llm_with_a_model(
 
 
 @pytest.fixture
-def no_retries(monkeypatch: pytest.MonkeyPatch) -> None:
+def no_retries(seams: CliSeams) -> None:
     """No retries, so no backoff sleeps, when a model fails in a test."""
-    from rilai_desktop.memory import manager
+    from rilai_desktop.memory.manager import MemoryRetryConfig
 
-    real = manager.MemoryRetryConfig
-    monkeypatch.setattr(
-        manager,
-        "MemoryRetryConfig",
-        lambda: real(extraction_max_retries=0, retrieval_max_retries=0),
+    seams.memory_options["retry"] = MemoryRetryConfig(
+        extraction_max_retries=0, retrieval_max_retries=0
     )
 
 
 @pytest.fixture
-def always_escalate(monkeypatch: pytest.MonkeyPatch) -> None:
-    from rilai_desktop.memory.retrieval import ConfidenceScorer
-
-    monkeypatch.setattr(ConfidenceScorer, "score", lambda self, *a, **kw: 0.0)
+def always_escalate(seams: CliSeams) -> None:
+    """Every hybrid search escalates: no confidence (at most 1) reaches the threshold."""
+    seams.memory_options["escalation_threshold"] = 2.0
 
 
 def test_hybrid_escalates_to_the_model(

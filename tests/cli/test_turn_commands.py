@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from rilai_desktop.app.build import Companion
+from rilai_desktop.app.engine import Engine, EngineParts
 from rilai_desktop.cli.commands import chat_cmd, shell_cmd, synthetic_cmd
 from rilai_desktop.cli.commands._context import Context
 from rilai_desktop.errors import ScenarioError
@@ -39,8 +39,7 @@ def ctx() -> Iterator[Context]:
         prompts_dir=PROMPTS,
         use_judge=False,
     )
-    assert context._core is not None
-    context._companion = Companion(context._core, StubRouter(), None, runner)  # type: ignore[arg-type]
+    context._engine = Engine(EngineParts(context.core(), StubRouter(), None, runner))
     yield context
     context.close()
 

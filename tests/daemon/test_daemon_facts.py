@@ -9,10 +9,10 @@ from typing import Any
 
 import pytest
 
+from rilai_desktop.app.nudge_facts import LogFacts, goals_from_log
 from rilai_desktop.contracts import EventKind
 from rilai_desktop.daemon.clock import FakeClock
 from rilai_desktop.daemon.ports import EventReader, ThreadFact
-from rilai_desktop.app.nudge_facts import LogFacts, goals_from_log
 from rilai_desktop.memory.companion import CompanionMemory
 from rilai_desktop.memory.embedding import FakeEmbedder
 from rilai_desktop.store import EventLog

@@ -8,6 +8,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from rilai_desktop.app.nudge_facts import LogFacts
 from rilai_desktop.config import NudgeSettings
 from rilai_desktop.contracts import EngineEvent, EventKind
 from rilai_desktop.daemon.clock import FakeClock
@@ -17,7 +18,6 @@ from rilai_desktop.daemon.nudges.controls import NudgeControls
 from rilai_desktop.daemon.nudges.engine import NudgeEngine
 from rilai_desktop.daemon.nudges.history import read_history
 from rilai_desktop.daemon.ports import EventSink
-from rilai_desktop.app.nudge_facts import LogFacts
 from rilai_desktop.store import EventLog
 from tests.daemon.nudge_fakes import TZ, LogSink, at
 

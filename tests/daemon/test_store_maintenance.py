@@ -14,11 +14,11 @@ from typing import Any
 
 import pytest
 
+from rilai_desktop.app.maintenance_tasks import RAW_TEXT_MARKER, StoreMaintenance
 from rilai_desktop.config import Settings
 from rilai_desktop.contracts import EventKind
 from rilai_desktop.daemon.clock import FakeClock
 from rilai_desktop.daemon.maintenance import STEPS, Maintenance
-from rilai_desktop.app.maintenance_tasks import RAW_TEXT_MARKER, StoreMaintenance
 from rilai_desktop.errors import (
     ConfigError,
     ConsolidationError,

@@ -61,27 +61,26 @@ OTHERS = [
 
 
 def test_turn_forty_remembers_turn_five(real_models: Path) -> None:
-    from rilai_desktop.app.build import build_companion, build_core
+    from rilai_desktop.app.build import build_core, open_engine
+    from rilai_desktop.app.memory_bridge import MemoryBridge
     from rilai_desktop.config import load_settings
     from rilai_desktop.paths import resolve_paths
     from rilai_desktop.turn.ports import CommitPlan
-    from rilai_desktop.app.memory_bridge import MemoryBridge
 
     messages = [*OTHERS[:4], RESEARCH, *OTHERS[4:]]
     assert len(messages) == 39 and messages[4] == RESEARCH
     paths = resolve_paths()
     core = build_core(paths, load_settings(paths.settings_file).settings)
-    companion = build_companion(core)
+    engine = open_engine(core)
     try:
-        assert companion.memory is not None
-        bridge = MemoryBridge(companion.memory)
-        session = companion.runner.session_id
+        assert engine.parts.memory is not None
+        bridge = MemoryBridge(engine.parts.memory)
+        session = engine.session_id
         for n, text in enumerate(messages, 1):
             bridge.commit(CommitPlan(session, n, text, reply="", candidates=[], extract_items=True))
-        result = companion.runner.run_turn("what did I say I was researching?")
+        result = engine.send("what did I say I was researching?").result()
         print(f"\n  turn 40 reply: {result.reply!r}")
         reply = result.reply.lower()
         assert "azulejo" in reply or "tile" in reply, result.reply
     finally:
-        companion.close()
-        core.close()
+        engine.close()  # the log too

@@ -39,10 +39,10 @@ def test_the_notes_say_who_said_it_and_when(real_models: Path) -> None:
     from datetime import UTC, datetime
 
     from rilai_desktop.app.build import build_core, build_memory
+    from rilai_desktop.app.memory_bridge import MemoryBridge
     from rilai_desktop.config import load_settings
     from rilai_desktop.memory.types import Turn
     from rilai_desktop.paths import resolve_paths
-    from rilai_desktop.app.memory_bridge import MemoryBridge
 
     paths = resolve_paths()
     core = build_core(paths, load_settings(paths.settings_file).settings)

@@ -10,8 +10,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-from rilai_desktop.errors import TranscriptError
 from rilai_desktop.cli.evaluation.memory_eval import evaluate, load_benchmark
+from rilai_desktop.errors import TranscriptError
 from rilai_desktop.memory.transcript import Transcript
 from tests.cli_runner import Run
 

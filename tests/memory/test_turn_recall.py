@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+from rilai_desktop.app.memory_bridge import MemoryBridge, said_line
 from rilai_desktop.memory.dates import resolve
 from rilai_desktop.memory.manager import MemoryManager
 from rilai_desktop.memory.query_plan import plan
 from rilai_desktop.memory.types import TURN_KIND, Turn
-from rilai_desktop.app.memory_bridge import MemoryBridge, said_line
 
 MAY8 = datetime(2023, 5, 8, 13, 56, tzinfo=UTC)
 

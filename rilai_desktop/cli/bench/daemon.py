@@ -29,6 +29,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from rilai_desktop.app.daemon_state import LogEventSink, LogLiveState
 from rilai_desktop.cli.commands._context import Context
 from rilai_desktop.cli.commands.output import emit_json, table
 from rilai_desktop.config import Settings
@@ -38,7 +39,6 @@ from rilai_desktop.daemon.decay import MODULATOR_BASELINES, STANCE_BASELINES
 from rilai_desktop.daemon.errors import DaemonError
 from rilai_desktop.daemon.ports import Clock, NudgeRunner
 from rilai_desktop.daemon.service import Daemon
-from rilai_desktop.app.daemon_state import LogEventSink, LogLiveState
 from rilai_desktop.store import EventLog
 
 BAR_PCT = 1.0  # of one core
@@ -104,9 +104,9 @@ def _nudges(
     settings: Settings,
 ) -> NudgeRunner | None:
     try:
+        from rilai_desktop.app.nudge_facts import LogFacts, goals_from_log
         from rilai_desktop.daemon.delivery import RecordingDelivery
         from rilai_desktop.daemon.nudges import NudgeControls, NudgeEngine
-        from rilai_desktop.app.nudge_facts import LogFacts, goals_from_log
     except ImportError:  # the nudge engine is not built: bench tick + decay only
         return None
     facts = LogFacts(log, goals_from_log(log), clock, turn_running=state.turn_running)

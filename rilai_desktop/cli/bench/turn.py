@@ -29,11 +29,14 @@ import tempfile
 import time
 from argparse import Namespace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rilai_desktop.cli.bench.turn_messages import MESSAGES, WARM_UP
 from rilai_desktop.cli.commands._context import Context
 from rilai_desktop.cli.commands.output import emit_json, table
+
+if TYPE_CHECKING:
+    from rilai_desktop.app.engine import Engine
 
 BAR_RATIO = 4.0
 BAR_AGENTS = 6.0
@@ -88,7 +91,7 @@ class BareVoice:
 
 
 def run(args: Namespace, ctx: Context) -> int:
-    from rilai_desktop.app.build import build_companion, build_core
+    from rilai_desktop.app.build import build_core, open_engine
 
     count = max(1, min(int(getattr(args, "messages", 20) or 20), len(MESSAGES)))
     with tempfile.TemporaryDirectory(prefix="rilai-bench-turn-") as tmp:
@@ -102,12 +105,11 @@ def run(args: Namespace, ctx: Context) -> int:
             models_override=paths.models_dir,
         )
         core = build_core(bench_paths, ctx.loaded.settings)
-        companion = build_companion(core)
+        engine = open_engine(core)
         try:
-            report = _measure(companion, ctx, count)
+            report = _measure(engine, ctx, count)
         finally:
-            companion.close()
-            core.close()
+            engine.close()  # the log too
     if ctx.json:
         emit_json(report)
     else:
@@ -115,12 +117,12 @@ def run(args: Namespace, ctx: Context) -> int:
     return 0 if report["bars"]["passed"] else 1
 
 
-def _measure(companion: Any, ctx: Context, count: int) -> dict[str, Any]:
-    runner = companion.runner
-    runner.run_turn(WARM_UP)  # loads the models, MiniLM and the index: not counted
+def _measure(engine: Engine, ctx: Context, count: int) -> dict[str, Any]:
+    runner = engine.runner
+    engine.send(WARM_UP).result()  # loads the models, MiniLM and the index: not counted
     runner.wait_warm()
-    runner.reset()  # the measured conversation starts fresh, without the warm-up exchange
-    voice_model = companion.router.for_role("voice")
+    engine.reset()  # the measured conversation starts fresh, without the warm-up exchange
+    voice_model: Any = engine.parts.models.for_role("voice")  # a LlamaCppModel: has .path
     settings = ctx.loaded.settings.llm
     bare = BareVoice(
         Path(voice_model.path), settings.voice_threads, settings.n_ctx, settings.batch_threads
@@ -128,7 +130,7 @@ def _measure(companion: Any, ctx: Context, count: int) -> dict[str, Any]:
     bare.reply(WARM_UP, 8)
     turns: list[dict[str, Any]] = []
     for message in MESSAGES[:count]:
-        result = runner.run_turn(message)
+        result = engine.send(message).result()
         runner.wait_warm()
         warm = dict(runner.last_warm)
         # the shown reply's length: a regenerated turn's earlier attempts are not counted

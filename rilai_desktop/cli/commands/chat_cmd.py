@@ -38,17 +38,16 @@ def stream_printer(out: TextIO | None = None) -> tuple[Callable[[Update], None],
 
 
 def run(args: argparse.Namespace, ctx: Context) -> int:
-    companion = ctx.companion()
-    runner = companion.runner
-    runner.warm_next_voice = False  # one turn, then the process exits: nothing to warm for
+    engine = ctx.engine()
+    engine.runner.warm_next_voice = False  # one turn, then the process exits: no warm-up
     if args.new_session:
-        runner.reset()
+        engine.reset()
     if ctx.json:
-        result = runner.run_turn(args.message)
+        result = engine.send(args.message).result()
         emit_json(result.as_dict())
         return 0
     on_update, shown = stream_printer()
-    result = runner.run_turn(args.message, on_update)
+    result = engine.send(args.message, on_update).result()
     if shown[0]:
         sys.stdout.write("\n")
     elif not result.reply:

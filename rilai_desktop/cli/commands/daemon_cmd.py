@@ -22,6 +22,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any, TextIO
 
+from rilai_desktop.app.daemon_state import LogEventSink
 from rilai_desktop.cli.commands._context import Context
 from rilai_desktop.cli.commands.output import emit_json, table
 from rilai_desktop.contracts import EngineEvent, EventKind
@@ -33,7 +34,6 @@ from rilai_desktop.daemon.scheduler import (
     running_daemon_pid,
     stored_jobs,
 )
-from rilai_desktop.app.daemon_state import LogEventSink
 
 SHOWN_DELTA = 0.0005  # decay lines list the dimensions that moved at least this much
 

@@ -22,8 +22,8 @@ from typing import Any
 
 from rilai_desktop.cli.commands._context import Context
 from rilai_desktop.cli.commands.output import emit_json, table
-from rilai_desktop.errors import MemoryInputError
 from rilai_desktop.cli.evaluation.memory_eval import KS, evaluate, load_benchmark
+from rilai_desktop.errors import MemoryInputError
 from rilai_desktop.memory.transcript import Transcript, sessions_in_date_order
 
 MODES = ("rag", "hybrid")

@@ -22,6 +22,7 @@ from datetime import date, datetime, time, timedelta, tzinfo
 from pathlib import Path
 from typing import Any
 
+from rilai_desktop.app.nudge_facts import LogFacts
 from rilai_desktop.cli.commands._context import Context
 from rilai_desktop.cli.commands.output import emit_json, table
 from rilai_desktop.config import set_in_file
@@ -42,7 +43,6 @@ from rilai_desktop.daemon.nudges.quiet_hours import local
 from rilai_desktop.daemon.nudges.scenario import parse_scenario
 from rilai_desktop.daemon.nudges.simulate import MAX_HOURS, SimResult, simulate
 from rilai_desktop.daemon.ports import Nudge
-from rilai_desktop.app.nudge_facts import LogFacts
 from rilai_desktop.paths import ensure_private_dir
 
 MAX_LIST = 1000

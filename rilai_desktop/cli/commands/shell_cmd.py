@@ -2,7 +2,10 @@
 
 /help · /status · /stance · /why (the last turn: sensors, agents, claims, consensus,
 council decision, critics) · /memory · /reset (a new conversation; memory stays) · /quit.
-Works on a pipe as well as a terminal (one message per line).
+Works on a pipe as well as a terminal (one message per line). Ctrl-C while Rilai answers
+stops that reply (the turn is logged as cancelled) and keeps the shell open.
+
+The shell is one client of the Engine (``app/engine.py``): each message is ``send(text)``.
 
 The daemon runs in-process while the shell is open (docs/daemon.md): its decay acts on
 this shell's live stance (never during a turn), and a nudge that reaches the inline level
@@ -24,11 +27,11 @@ from rilai_desktop.cli.commands import turn_view
 from rilai_desktop.cli.commands._context import Context
 from rilai_desktop.cli.commands.chat_cmd import stream_printer
 from rilai_desktop.errors import RilaiError
+from rilai_desktop.turn.runner import TurnCancelled
 
 if TYPE_CHECKING:
+    from rilai_desktop.app.engine import Engine
     from rilai_desktop.daemon.ports import Nudge
-    from rilai_desktop.daemon.scheduler import DaemonScheduler
-    from rilai_desktop.daemon.service import Daemon
     from rilai_desktop.turn.runner import TurnRunner
 
 log = logging.getLogger(__name__)
@@ -95,36 +98,19 @@ class ShellNudges:
         self.runner.session.add_nudge(text)
 
 
-def start_daemon(
-    ctx: Context, runner: TurnRunner, delivery: ShellNudges, say: Callable[[str], None]
-) -> tuple[Daemon, DaemonScheduler] | None:
-    """The daemon over this shell's runner, started; None (and a line saying why) when it
+def start_daemon(engine: Engine, delivery: ShellNudges, say: Callable[[str], None]) -> bool:
+    """The daemon over this shell's engine, started; False (and a line saying why) when it
     cannot run here (another process runs it, or its store cannot be opened)."""
-    from rilai_desktop.app.build import build_daemon
-    from rilai_desktop.daemon.scheduler import STORE_FILENAME, DaemonScheduler
-
-    companion = ctx.companion()
-    memory = companion.memory
-    core = ctx.core()
-    daemon = build_daemon(
-        core,
-        runner=runner,
-        delivery=delivery,
-        memory=(lambda: memory) if memory is not None else None,
-    )
-    scheduler = DaemonScheduler(daemon, ctx.paths.data_dir / STORE_FILENAME)
     try:
-        scheduler.start()
+        engine.start_daemon(delivery)
     except RilaiError as exc:
-        daemon.close()
         say(f"(daemon not started here: {exc.message})")
-        return None
+        return False
     except Exception as exc:  # the shell is still useful without its daemon
         log.exception("the daemon did not start")
-        daemon.close()
         say(f"(daemon not started: {type(exc).__name__}: {exc})")
-        return None
-    return daemon, scheduler
+        return False
+    return True
 
 
 def run(args: argparse.Namespace, ctx: Context) -> int:
@@ -135,34 +121,30 @@ def repl(ctx: Context, stdin: TextIO, stdout: TextIO, *, daemon: bool = True) ->
     interactive = stdin.isatty()
     say: Callable[[str], None] = lambda text: print(text, file=stdout, flush=True)  # noqa: E731
     say("Rilai — local companion. Loading models… (/help for commands)")
-    companion = ctx.companion()
-    runner = companion.runner
+    engine = ctx.engine()
     say(
-        f"ready. session {runner.session_id[:8]},"
-        f" {len(runner.session.history) // 2} earlier exchanges."
+        f"ready. session {engine.session_id[:8]},"
+        f" {len(engine.session.history) // 2} earlier exchanges."
     )
-    nudges = ShellNudges(runner, stdout, interactive=interactive)
-    running = start_daemon(ctx, runner, nudges, say) if daemon else None
+    nudges = ShellNudges(engine.runner, stdout, interactive=interactive)
+    if daemon:
+        start_daemon(engine, nudges, say)
     try:
-        return _loop(ctx, stdin, stdout, say, nudges)
+        return _loop(engine, stdin, stdout, say, nudges)
     finally:
-        if running is not None:
-            running[1].shutdown()
-            running[0].close()
+        engine.stop_daemon()
         nudges.flush()
         say("bye.")
 
 
 def _loop(
-    ctx: Context,
+    engine: Engine,
     stdin: TextIO,
     stdout: TextIO,
     say: Callable[[str], None],
     nudges: ShellNudges,
 ) -> int:
     interactive = stdin.isatty()
-    companion = ctx.companion()
-    runner = companion.runner
     while True:
         nudges.flush()
         if interactive:
@@ -182,24 +164,34 @@ def _loop(
         if command == "/help":
             say(HELP)
         elif command == "/status":
-            say(_status(ctx))
+            say(_status(engine))
         elif command == "/stance":
-            s = runner.session
+            s = engine.session
             say(turn_view.stance(s.stance.to_dict(), s.modulators.to_dict()))
         elif command == "/why":
-            last = runner.last_result
+            last = engine.last_result
             say(turn_view.why(last) if last else "no turn yet in this shell")
         elif command == "/memory":
-            stats = companion.memory.get_stats().model_dump() if companion.memory else None
-            say(turn_view.memory_summary(runner.last_result, stats))
+            stats = engine.memory.stats().model_dump() if engine.memory.available else None
+            say(turn_view.memory_summary(engine.last_result, stats))
         elif command == "/reset":
-            sid = runner.reset()
+            sid = engine.reset()
             say(f"new conversation ({sid[:8]}); what Rilai remembers about you stays.")
         elif command.startswith("/"):
             say(f"unknown command {command!r}; /help lists them")
         else:
             on_update, shown = stream_printer(stdout)
-            result = runner.run_turn(text, on_update)
+            handle = engine.send(text, on_update)
+            try:
+                result = handle.result()
+            except KeyboardInterrupt:  # Ctrl-C stops this reply, not the shell
+                handle.cancel()
+                handle.wait()
+                say("\n(stopped)")
+                continue
+            except TurnCancelled:
+                say("\n(stopped)")
+                continue
             if shown[0]:
                 stdout.write("\n")
             elif not result.reply:
@@ -208,16 +200,13 @@ def _loop(
     return 0
 
 
-def _status(ctx: Context) -> str:
-    companion = ctx.companion()
-    runner = companion.runner
-    log = ctx.event_log()
+def _status(engine: Engine) -> str:
     lines = [
-        f"session {runner.session_id}",
-        f"turns in this session: {log.last_turn_id(runner.session_id)}",
-        f"models loaded: {', '.join(companion.router.loaded_models()) or 'none yet'}",
+        f"session {engine.session_id}",
+        f"turns in this session: {engine.turns_in_session()}",
+        f"models loaded: {', '.join(engine.loaded_models()) or 'none yet'}",
     ]
-    if companion.memory is not None:
-        st = companion.memory.get_stats()
+    if engine.memory.available:
+        st = engine.memory.stats()
         lines.append(f"memory: {st.total_items} items, {st.total_resources} resources")
     return "\n".join(lines)

@@ -102,17 +102,17 @@ def describe(result: TurnResult, misses: list[str]) -> str:
 
 def run(args: argparse.Namespace, ctx: Context) -> int:
     steps = load_scenario(Path(args.scenario))
-    runner = ctx.companion().runner
+    engine = ctx.engine()
     if not args.continue_session:
-        runner.reset()
+        engine.reset()
     failures = 0
     for step in steps:
         if step.get("reset"):
-            runner.reset()
+            engine.reset()
             if not ctx.json:
                 print("— new conversation —")
             continue
-        result = runner.run_turn(step["user"])
+        result = engine.send(step["user"]).result()
         misses = check(result, step.get("expect", {}))
         failures += bool(misses)
         if ctx.json:

@@ -23,9 +23,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from rilai_desktop.contracts import EngineEvent, EventKind
 from rilai_desktop.cli.evaluation.conversations import Conversation, Turn
 from rilai_desktop.cli.evaluation.plain import PLAIN_SYSTEM, PlainChat, plain_messages
+from rilai_desktop.contracts import EngineEvent, EventKind
 from rilai_desktop.turn import voice_prompt
 from rilai_desktop.turn.reply_checks import REPLY_CHECK_KINDS, check_reply
 from rilai_desktop.turn.runner import TurnRunner

@@ -1,0 +1,279 @@
+"""The Engine: the one object a client holds (the shell, `rilai chat`, the window, the API).
+
+- ``send(text)`` queues a turn on the engine's one worker and returns a :class:`TurnHandle`
+  at once: its ``updates()`` stream every logged event of the turn and every reply piece,
+  ``cancel()`` ends the turn at its next stage boundary or reply piece (TURN_ABORTED,
+  reason "cancelled", is logged), ``result()`` waits for the TurnResult;
+- ``reset()`` starts a new conversation (memory and stance stay);
+- ``subscribe(callback)`` receives every event the log stores — turns, daemon ticks, nudges,
+  memory changes — from one bus fed by the log itself;
+- ``memory``, ``nudges``, ``settings``: the facades clients need (``facades.py``);
+- ``start_daemon()`` runs the daemon over this engine's conversation;
+- ``close()`` stops the daemon, finishes the queued work, waits for the between-turns
+  warm-up, closes memory, models and the log: no thread of the engine is left running.
+
+``app.build.open_engine`` builds the real one; tests hand the constructor fakes.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, Any
+
+from rilai_desktop.app.bus import EventBus, Subscriber
+from rilai_desktop.app.engine_parts import EngineParts
+from rilai_desktop.app.facades import MemoryFacade, NudgesFacade, SettingsFacade
+from rilai_desktop.app.worker import Worker
+from rilai_desktop.errors import EngineClosedError
+from rilai_desktop.turn.result import TurnResult
+from rilai_desktop.turn.runner import TurnCancelled, TurnRunner, Update
+
+if TYPE_CHECKING:
+    from rilai_desktop.daemon.ports import Clock, Delivery
+    from rilai_desktop.daemon.scheduler import DaemonScheduler
+    from rilai_desktop.daemon.service import Daemon
+    from rilai_desktop.turn.session import SessionState
+
+log = logging.getLogger(__name__)
+
+__all__ = ["Engine", "EngineParts", "TurnCancelled", "TurnHandle"]
+
+
+_END = object()
+
+
+class TurnHandle:
+    """One sent message: its updates as they happen, its cancellation, its result."""
+
+    def __init__(self, text: str, on_update: Callable[[Update], None] | None = None) -> None:
+        self.text = text
+        self._on_update = on_update
+        self._queue: queue.Queue[Any] = queue.Queue()
+        self._cancel = threading.Event()
+        self._done = threading.Event()
+        self._result: TurnResult | None = None
+        self._error: BaseException | None = None
+
+    # the worker's side
+    def _deliver(self, update: Update) -> None:
+        self._queue.put(update)
+        if self._on_update is not None:
+            self._on_update(update)
+
+    def _finish(self, result: TurnResult | None, error: BaseException | None) -> None:
+        self._result, self._error = result, error
+        self._done.set()
+        self._queue.put(_END)
+
+    # the client's side
+    def updates(self, timeout: float | None = None) -> Iterator[Update]:
+        """Every update of the turn, in order, until it ends (one reader per handle)."""
+        while True:
+            item = self._queue.get(timeout=timeout)
+            if item is _END:
+                return
+            yield item
+
+    def cancel(self) -> None:
+        """End the turn at its next stage boundary or reply piece (a queued turn never
+        starts). Idempotent; a finished turn stays finished."""
+        self._cancel.set()
+
+    @property
+    def cancel_event(self) -> threading.Event:
+        return self._cancel
+
+    @property
+    def cancelled(self) -> bool:
+        return isinstance(self._error, TurnCancelled)
+
+    def done(self) -> bool:
+        return self._done.is_set()
+
+    def wait(self, timeout: float | None = None) -> bool:
+        return self._done.wait(timeout)
+
+    def result(self, timeout: float | None = None) -> TurnResult:
+        """The TurnResult; raises :class:`TurnCancelled` for a cancelled turn, the turn's
+        error for a failed one, TimeoutError when it is still running at ``timeout``."""
+        if not self._done.wait(timeout):
+            raise TimeoutError(f"the turn is still running after {timeout} s")
+        if self._error is not None:
+            raise self._error
+        assert self._result is not None
+        return self._result
+
+
+class Engine:
+    def __init__(self, parts: EngineParts) -> None:
+        from rilai_desktop.daemon.nudges import NudgeControls
+
+        self._parts = parts
+        self._closed = False
+        self.bus = EventBus()
+        self._unlisten = parts.core.event_log.add_listener(self.bus.publish)
+        self._worker = Worker()
+        self.memory = MemoryFacade(parts.memory, self._worker)
+        self.nudges = NudgesFacade(
+            NudgeControls.in_data_dir(parts.core.paths.data_dir), self._worker
+        )
+        self.settings = SettingsFacade(parts.core.paths, parts.core.settings, self._worker)
+        self._daemon: Daemon | None = None
+        self._scheduler: DaemonScheduler | None = None
+        self._closers: list[Callable[[], None]] = []
+
+    # ── conversation ──────────────────────────────────────────────────────
+    def send(self, text: str, on_update: Callable[[Update], None] | None = None) -> TurnHandle:
+        """Queue one turn; ``on_update`` (optional) is called on the worker thread with each
+        update, besides the handle's ``updates()`` stream."""
+        self._check_open()
+        handle = TurnHandle(text, on_update)
+        runner = self._parts.runner
+
+        def turn() -> None:
+            if handle.cancel_event.is_set():  # cancelled while queued: never started
+                handle._finish(None, TurnCancelled(0, "queued"))
+                return
+            try:
+                result = runner.run_turn(text, handle._deliver, handle.cancel_event)
+            except BaseException as exc:
+                handle._finish(None, exc)
+            else:
+                handle._finish(result, None)
+
+        self._worker.submit(turn)
+        return handle
+
+    def reset(self) -> str:
+        """A new conversation (after any queued turn); memory and stance stay."""
+        self._check_open()
+        return self._worker.call(self._parts.runner.reset)
+
+    def subscribe(self, callback: Subscriber) -> Callable[[], None]:
+        """Every event the log stores from now on; returns the unsubscribe."""
+        return self.bus.subscribe(callback)
+
+    @property
+    def session_id(self) -> str:
+        return self._parts.runner.session_id
+
+    @property
+    def session(self) -> SessionState:
+        """The conversation so far, the stance and the modulators (read them, do not edit)."""
+        return self._parts.runner.session
+
+    @property
+    def last_result(self) -> TurnResult | None:
+        return self._parts.runner.last_result
+
+    @property
+    def busy(self) -> bool:
+        """A turn is running."""
+        return self._parts.runner.running
+
+    def turns_in_session(self) -> int:
+        return self._parts.core.event_log.last_turn_id(self.session_id)
+
+    def loaded_models(self) -> list[str]:
+        return self._parts.models.loaded_models()
+
+    # the parts, for the clients that inspect or bench the turn itself
+    @property
+    def runner(self) -> TurnRunner:
+        return self._parts.runner
+
+    @property
+    def parts(self) -> EngineParts:
+        return self._parts
+
+    # ── daemon ────────────────────────────────────────────────────────────
+    def start_daemon(
+        self,
+        delivery: Delivery | None = None,
+        *,
+        clock: Clock | None = None,
+        schedule: bool = True,
+    ) -> Daemon:
+        """The daemon over this engine's conversation (ticks, decay, nudges, maintenance).
+
+        With ``schedule`` its jobs run on APScheduler (a RilaiError if another process runs
+        the daemon); without, the caller drives ``daemon.tick()`` (tests, simulations).
+        """
+        from rilai_desktop.app.build import build_daemon
+        from rilai_desktop.daemon.scheduler import STORE_FILENAME, DaemonScheduler
+
+        self._check_open()
+        if self._daemon is not None:
+            return self._daemon
+        memory = self._parts.memory
+        daemon = build_daemon(
+            self._parts.core,
+            runner=self._parts.runner,
+            delivery=delivery,
+            clock=clock,
+            memory=(lambda: memory) if memory is not None else None,
+        )
+        if schedule:
+            scheduler = DaemonScheduler(daemon, self._parts.core.paths.data_dir / STORE_FILENAME)
+            try:
+                scheduler.start()
+            except BaseException:
+                daemon.close()
+                raise
+            self._scheduler = scheduler
+        self._daemon = daemon
+        return daemon
+
+    @property
+    def daemon(self) -> Daemon | None:
+        return self._daemon
+
+    def stop_daemon(self) -> None:
+        if self._scheduler is not None:
+            self._scheduler.shutdown()
+            self._scheduler = None
+        if self._daemon is not None:
+            self._daemon.close()
+            self._daemon = None
+
+    # ── lifecycle ─────────────────────────────────────────────────────────
+    def on_close(self, closer: Callable[[], None]) -> None:
+        """Run ``closer`` when the engine closes (before its parts are closed)."""
+        self._closers.append(closer)
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise EngineClosedError("The engine is closed")
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+    def close(self) -> None:
+        """Stop the daemon, finish queued work, close every part. Idempotent."""
+        if self._closed:
+            return
+        self._closed = True
+        self.stop_daemon()
+        self._worker.close()
+        for closer in reversed(self._closers):
+            try:
+                closer()
+            except Exception:
+                log.exception("a close hook failed")
+        parts = self._parts
+        parts.runner.wait_warm()  # the between-turns warm-up still holds a model
+        if parts.memory is not None:
+            parts.memory.close()
+        parts.models.close()
+        self._unlisten()
+        parts.core.close()
+
+    def __enter__(self) -> Engine:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

@@ -1,0 +1,102 @@
+"""What a client may do with memory, nudges and settings through the Engine.
+
+Reads go straight to the stores; every write runs on the engine's one worker, so it never
+interleaves with a turn. The facades hold no state of their own: the window, the memory
+browser and the API all see the same memory, controls and settings file.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from typing import TYPE_CHECKING, Any
+
+from rilai_desktop.app.worker import Worker
+from rilai_desktop.config import LoadedSettings, Settings, load_settings, set_in_file
+from rilai_desktop.errors import MemoryUnavailableError
+from rilai_desktop.paths import Paths
+
+if TYPE_CHECKING:
+    from rilai_desktop.daemon.nudges import ControlState, NudgeControls
+    from rilai_desktop.memory.manager import MemoryManager
+    from rilai_desktop.memory.types import MemoryItem, MemoryStats, RetrievalResult
+
+
+class MemoryFacade:
+    def __init__(self, manager: MemoryManager | None, worker: Worker) -> None:
+        self._manager, self._worker = manager, worker
+
+    @property
+    def available(self) -> bool:
+        return self._manager is not None
+
+    def _memory(self) -> MemoryManager:
+        if self._manager is None:
+            raise MemoryUnavailableError("Memory is not open in this engine")
+        return self._manager
+
+    # reads
+    def search(self, query: str, k: int = 10, category: str | None = None) -> RetrievalResult:
+        """Lexical + dense search (no model call), as recall does in a turn."""
+        return self._memory().retrieve(query, "rag", k, category)
+
+    def item(self, item_id: str) -> MemoryItem | None:
+        return self._memory().get_item(item_id)
+
+    def categories(self) -> list[str]:
+        return [c.name for c in self._memory().list_categories()]
+
+    def stats(self) -> MemoryStats:
+        return self._memory().get_stats()
+
+    # writes (on the worker)
+    def remember(self, text: str, category: str | None = None) -> MemoryItem:
+        memory = self._memory()
+        return self._worker.call(lambda: memory.remember(text, category))
+
+    def edit(self, item_id: str, text: str) -> MemoryItem:
+        memory = self._memory()
+        return self._worker.call(lambda: memory.update_item(item_id, content=text))
+
+    def forget(self, item_id: str) -> bool:
+        memory = self._memory()
+        return self._worker.call(lambda: memory.forget_item(item_id))
+
+
+class NudgesFacade:
+    """The person's controls over proactive check-ins (the same file `rilai nudges` uses)."""
+
+    def __init__(self, controls: NudgeControls, worker: Worker) -> None:
+        self._controls, self._worker = controls, worker
+
+    def state(self) -> ControlState:
+        return self._controls.state()
+
+    def snooze(self, now: datetime, duration: timedelta) -> ControlState:
+        return self._worker.call(lambda: self._controls.snooze(now, duration))
+
+    def mute_for_day(self, now: datetime) -> ControlState:
+        return self._worker.call(lambda: self._controls.mute_for_day(now))
+
+    def unmute(self) -> ControlState:
+        return self._worker.call(self._controls.unmute)
+
+
+class SettingsFacade:
+    """The settings in effect, and changes written to settings.toml (validated first)."""
+
+    def __init__(self, paths: Paths, settings: Settings, worker: Worker) -> None:
+        self._paths, self._settings, self._worker = paths, settings, worker
+
+    @property
+    def current(self) -> Settings:
+        """The settings this engine was opened with."""
+        return self._settings
+
+    def saved(self) -> LoadedSettings:
+        """What settings.toml holds now (defaults filled in; no environment, no flags)."""
+        return load_settings(self._paths.settings_file, {}, {})
+
+    def set(self, key: str, value: str) -> Any:
+        """Write ``key = value`` to settings.toml; a bad key or value changes nothing."""
+        path = self._paths.settings_file
+        return self._worker.call(lambda: set_in_file(path, key, value))

@@ -22,7 +22,6 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any, TextIO
 
-from rilai_desktop.app.daemon_state import LogEventSink
 from rilai_desktop.cli.commands._context import Context
 from rilai_desktop.cli.commands.output import emit_json, table
 from rilai_desktop.contracts import EngineEvent, EventKind
@@ -153,9 +152,9 @@ def run_daemon(args: Namespace, ctx: Context) -> int:
         memory=lambda: ctx.memory(),
     )
     printer = _Printer(ctx.json, out)
-    sink = daemon.sink
-    assert isinstance(sink, LogEventSink)
-    unsubscribe = sink.subscribe(printer)
+    # what the daemon (and the maintenance it runs on memory) logs, from the log itself:
+    # the same feed the Engine's bus is
+    unsubscribe = core.event_log.add_listener(printer)
     scheduler = DaemonScheduler(daemon, ctx.paths.data_dir / STORE_FILENAME, tick_seconds=interval)
     stop = threading.Event()
     restore_signal = _on_sigterm(stop)

@@ -40,9 +40,9 @@ from rilai_desktop.memory.retrieval import (
     IMPORTANCE_VALUE,
     ConfidenceScorer,
     FusionWeights,
-    _recency,
     calibrate_threshold,
 )
+from rilai_desktop.memory.retrieval.rag import _recency
 from rilai_desktop.memory.types import Turn
 from rilai_desktop.store import EventLog
 

@@ -62,7 +62,7 @@ from rilai_desktop.errors import (
     RilaiError,
     StorageError,
 )
-from rilai_desktop.memory.journal import AGENT_ID
+from rilai_desktop.memory.journal_format import AGENT_ID
 from rilai_desktop.memory.manager import MemoryManager
 from rilai_desktop.memory.vector_index import sidecar_path
 from rilai_desktop.store import EventLog

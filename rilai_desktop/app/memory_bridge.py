@@ -4,14 +4,14 @@
 and ``memory/`` must not know about turns' types, so this small bridge, used only by the
 composition root, translates between them:
 
-- recall: the companion's episodes, user facts and open threads ranked for the message,
+- recall: the relationship memory's episodes, user facts and open threads ranked for the message,
   plus the best layer-2 items from RAG search (lexical + dense, no model call); a turn
   record reads with who said it and when (:func:`said_line`);
 - commit: the user's message stored as a one-turn conversation resource and run through
   the rule extractor (fast; the LLM extractor stays for `rilai memory ingest`); extracted
   preferences, boundaries and biography also become user facts with evidence counts; the
   turn's memory candidates (episode, agents' facts and goals) go through
-  ``CompanionMemory.apply_candidates`` in one transaction.
+  ``RelationshipMemory.apply_candidates`` in one transaction.
 """
 
 from __future__ import annotations
@@ -94,7 +94,7 @@ class MemoryBridge:
 
     def recall(self, query: str, *, k: int = 5) -> Recall:
         m = self.manager
-        bundle = m.companion.recall_for_workspace(query, k_episodes=2, k_facts=k, k_threads=3)
+        bundle = m.relationship.recall_for_workspace(query, k_episodes=2, k_facts=k, k_threads=3)
         items: list[dict[str, Any]] = []
         if query.strip():
             found = m.retrieve(query[:2000], mode="rag", k=self.k_items)
@@ -162,7 +162,7 @@ class MemoryBridge:
                         context={"category": category, "item_id": item.item_id},
                     )
                 )
-        applied = m.companion.apply_candidates(
+        applied = m.relationship.apply_candidates(
             [*facts, *plan.candidates], session_id=plan.session_id, turn_id=plan.turn_id
         )
         summary.update(applied)

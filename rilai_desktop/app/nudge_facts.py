@@ -16,7 +16,7 @@ the daemon itself may not import. What it reads, and from which events:
   vulnerability sensor (SENSORS_FAST_UPDATED), combined by ``signals.message_strain``;
 - rupture unresolved: the last message's rupture sensor at or above its threshold, or
   that turn's COUNCIL_DECISION_MADE chose ``meta`` for a rupture (council_rules.py rule 4);
-- open goals/threads: a callable (``companion_goals(...)`` over CompanionMemory).
+- open goals/threads: a callable (``relationship_goals(...)`` over RelationshipMemory).
 
 Odd payloads (an older version, a hand edit) are read as "not known", never a traceback.
 """
@@ -44,7 +44,7 @@ from rilai_desktop.errors import RilaiError
 from rilai_desktop.store import EventLog
 
 if TYPE_CHECKING:
-    from rilai_desktop.memory.companion import CompanionGoal, CompanionMemory
+    from rilai_desktop.memory.relationship import RelationshipMemory, UserGoal
 
 log = logging.getLogger(__name__)
 
@@ -220,7 +220,7 @@ class LogFacts:
 
 
 class _NoEmbedder:
-    """CompanionMemory wants an embedder; listing goals never embeds. If something ever
+    """RelationshipMemory wants an embedder; listing goals never embeds. If something ever
     did, failing loudly beats re-embedding the user's memory with a wrong model."""
 
     dimension = 0
@@ -233,8 +233,8 @@ class _NoEmbedder:
         raise RuntimeError("the nudge facts reader lists goals only; it cannot embed")
 
 
-def thread_fact(goal: CompanionGoal) -> ThreadFact:
-    """A CompanionGoal as the conditions see it."""
+def thread_fact(goal: UserGoal) -> ThreadFact:
+    """A UserGoal as the conditions see it."""
     return ThreadFact(
         id=goal.id,
         title=goal.title,
@@ -244,26 +244,26 @@ def thread_fact(goal: CompanionGoal) -> ThreadFact:
     )
 
 
-def companion_goals(companion: CompanionMemory) -> GoalsSource:
-    """A goals source over a ``CompanionMemory`` (its open goals and threads)."""
+def relationship_goals(memory: RelationshipMemory) -> GoalsSource:
+    """A goals source over a ``RelationshipMemory`` (its open goals and threads)."""
 
     def read() -> list[ThreadFact]:
-        return [thread_fact(g) for g in companion.list_goals(status="open")]
+        return [thread_fact(g) for g in memory.list_goals(status="open")]
 
     return read
 
 
 def goals_from_log(event_log: EventLog) -> GoalsSource:
     """Open goals straight from the shared database, without loading an embedding model
-    (the daemon and ``rilai nudges`` must stay light): a CompanionMemory with no embedder."""
-    from rilai_desktop.memory.companion import CompanionMemory
+    (the daemon and ``rilai nudges`` must stay light): a RelationshipMemory with no embedder."""
+    from rilai_desktop.memory.relationship import RelationshipMemory
 
-    return companion_goals(CompanionMemory(event_log, _NoEmbedder()))
+    return relationship_goals(RelationshipMemory(event_log, _NoEmbedder()))
 
 
 __all__ = [
     "LogFacts",
-    "companion_goals",
     "goals_from_log",
+    "relationship_goals",
     "thread_fact",
 ]

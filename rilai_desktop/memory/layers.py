@@ -4,7 +4,7 @@ The layers map onto Rilai as DESIGN.md says (``MEMORY_LAYERS``). Only layers 1 (
 this turn's sensor readings) and 2 (working: the workspace) are reachable through
 ``access_memory``, as in the seed; they are in-process key/value stores that the turn
 runner clears (``clear(1)`` at the start of every turn). The other layers have their own
-APIs (``CompanionMemory``, ``KnowledgeBases``, the item and category layers), and
+APIs (``RelationshipMemory``, ``KnowledgeBases``, the item and category layers), and
 ``access_memory`` answers ``AccessResult(data="", success=False)`` for them.
 """
 
@@ -20,7 +20,7 @@ from rilai_desktop.errors import MemoryInputError
 MEMORY_LAYERS: dict[int, tuple[str, str]] = {
     1: ("sensory", "this turn's sensor readings"),
     2: ("working", "the workspace"),
-    3: ("episodic", "episodes (memory_episodes, CompanionMemory)"),
+    3: ("episodic", "episodes (memory_episodes, RelationshipMemory)"),
     4: ("semantic", "items and the named knowledge bases (memory_items, kb_points)"),
     5: ("procedural", "agent manifests and habits"),
     6: ("conceptual", "categories (memory_categories)"),

@@ -31,7 +31,6 @@ from rilai_desktop.errors import (
 )
 from rilai_desktop.memory._sql import Clock, iso, parse_dt, utc_now
 from rilai_desktop.memory.categories import CategoryLayer, check_category_name
-from rilai_desktop.memory.companion import CompanionMemory
 from rilai_desktop.memory.consolidation import MemoryConsolidator
 from rilai_desktop.memory.context_store import ContextStore
 from rilai_desktop.memory.conversation import (
@@ -45,6 +44,7 @@ from rilai_desktop.memory.journal import Journal
 from rilai_desktop.memory.knowledge_bases import KnowledgeBases
 from rilai_desktop.memory.layers import ShortTermMemory
 from rilai_desktop.memory.ports import Database, Embedder, EventSink, TextModel, Vectors
+from rilai_desktop.memory.relationship import RelationshipMemory
 from rilai_desktop.memory.resources import ResourceLayer, validate_resource_input
 from rilai_desktop.memory.retrieval import (
     ConfidenceScorer,
@@ -222,10 +222,10 @@ class MemoryManager:
         )
         self.last_warnings: list[str] = []
         self._deferred: tuple[set[str], set[str]] | None = None
-        # beside the three layers, in the same database: seed 000's companion memory,
+        # beside the three layers, in the same database: seed 000's relationship memory,
         # seed 004's knowledge bases and short-term layers, seed 002's context store and
         # (files) the journal
-        self.companion = CompanionMemory(db, embedder, clock=clock)
+        self.relationship = RelationshipMemory(db, embedder, clock=clock)
         self.knowledge_bases = KnowledgeBases(db, embedder, clock=clock)
         self.short_term = ShortTermMemory()
         self.contexts = ContextStore(db, clock=clock)

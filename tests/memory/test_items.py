@@ -13,11 +13,11 @@ import pytest
 
 from rilai_desktop.errors import MemoryInputError, VectorIndexError
 from rilai_desktop.memory.embedding import FakeEmbedder
+from rilai_desktop.memory.item_search import from_blob
 from rilai_desktop.memory.items import (
     ItemLayer,
     StoreOutcome,
     content_hash,
-    from_blob,
     to_blob,
 )
 from rilai_desktop.memory.resources import ResourceLayer

@@ -14,11 +14,11 @@ from typing import Any
 import pytest
 
 from rilai_desktop.errors import MemoryInputError, StorageError
-from rilai_desktop.memory.journal import (
+from rilai_desktop.memory.journal import Journal
+from rilai_desktop.memory.journal_format import (
     DailyMemory,
     DailySessionEntry,
     DailyTaskEntry,
-    Journal,
     first_sentence_summary,
 )
 

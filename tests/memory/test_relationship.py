@@ -1,4 +1,4 @@
-"""Seed 000's companion memory on a real EventLog file: episodes, facts, goals, recall, commit."""
+"""RelationshipMemory on a real EventLog file: episodes, facts, goals, recall, commit."""
 
 from __future__ import annotations
 
@@ -15,8 +15,8 @@ from rilai_desktop.contracts import EngineEvent, EventKind
 from rilai_desktop.contracts.memory import EpisodicEvent, MemoryCandidate, UserFact
 from rilai_desktop.contracts.payloads import MemoryCommitted, MemoryRetrieved
 from rilai_desktop.errors import MemoryInputError
-from rilai_desktop.memory.companion import CompanionGoal, CompanionMemory, fact_hash
 from rilai_desktop.memory.embedding import FakeEmbedder
+from rilai_desktop.memory.relationship import RelationshipMemory, UserGoal, fact_hash
 from rilai_desktop.store import EventLog
 
 T0 = datetime(2026, 1, 20, 10, 0, 0, tzinfo=UTC)
@@ -62,8 +62,8 @@ def embedder() -> FakeEmbedder:
 
 
 @pytest.fixture
-def mem(log: EventLog, embedder: FakeEmbedder, clock: Clock) -> CompanionMemory:
-    return CompanionMemory(log, embedder, clock=clock)
+def mem(log: EventLog, embedder: FakeEmbedder, clock: Clock) -> RelationshipMemory:
+    return RelationshipMemory(log, embedder, clock=clock)
 
 
 def count(log: EventLog, table: str) -> int:
@@ -77,7 +77,7 @@ def is_uuid4(text: str) -> bool:
 # ── episodes ─────────────────────────────────────────────────────────────────
 
 
-def test_add_episode_stores_row_with_embedding(mem: CompanionMemory, log: EventLog) -> None:
+def test_add_episode_stores_row_with_embedding(mem: RelationshipMemory, log: EventLog) -> None:
     ep = mem.add_episode(
         "User talked about the thesis deadline",
         emotions=["anxious"],
@@ -97,11 +97,11 @@ def test_add_episode_stores_row_with_embedding(mem: CompanionMemory, log: EventL
     assert mem.get_episode(ep.id) == ep
 
 
-def test_get_episode_unknown_is_none(mem: CompanionMemory) -> None:
+def test_get_episode_unknown_is_none(mem: RelationshipMemory) -> None:
     assert mem.get_episode("nope") is None
 
 
-def test_list_episodes_newest_first_limit_and_since(mem: CompanionMemory, clock: Clock) -> None:
+def test_list_episodes_newest_first_limit_and_since(mem: RelationshipMemory, clock: Clock) -> None:
     ids = []
     for i in range(5):
         ids.append(mem.add_episode(f"episode {i}").id)
@@ -116,14 +116,14 @@ def test_list_episodes_newest_first_limit_and_since(mem: CompanionMemory, clock:
     assert len(mem.list_episodes(since=(T0 + timedelta(hours=3)).astimezone(tz))) == 2
 
 
-def test_list_episodes_rejects_bad_limit_and_naive_since(mem: CompanionMemory) -> None:
+def test_list_episodes_rejects_bad_limit_and_naive_since(mem: RelationshipMemory) -> None:
     with pytest.raises(MemoryInputError):
         mem.list_episodes(limit=0)
     with pytest.raises(MemoryInputError, match="naive"):
         mem.list_episodes(since=datetime(2026, 1, 1))
 
 
-def test_explicit_timestamp_kept_and_naive_refused(mem: CompanionMemory) -> None:
+def test_explicit_timestamp_kept_and_naive_refused(mem: RelationshipMemory) -> None:
     when = datetime(2025, 12, 24, 18, 30, tzinfo=timezone(timedelta(hours=-5)))
     ep = mem.add_episode("Christmas eve dinner", timestamp=when)
     got = mem.get_episode(ep.id)
@@ -151,7 +151,7 @@ def test_explicit_timestamp_kept_and_naive_refused(mem: CompanionMemory) -> None
     ],
 )
 def test_add_episode_validation(
-    mem: CompanionMemory, log: EventLog, kwargs: dict[str, Any], match: str
+    mem: RelationshipMemory, log: EventLog, kwargs: dict[str, Any], match: str
 ) -> None:
     summary = kwargs.pop("summary")
     with pytest.raises(MemoryInputError, match=match) as info:
@@ -160,21 +160,21 @@ def test_add_episode_validation(
     assert count(log, "memory_episodes") == 0
 
 
-def test_summary_at_limit_is_fine(mem: CompanionMemory) -> None:
+def test_summary_at_limit_is_fine(mem: RelationshipMemory) -> None:
     ep = mem.add_episode("é" * 500)
     assert len(ep.summary) == 500
 
 
 @pytest.mark.parametrize("text", HOSTILE)
 def test_hostile_text_stored_verbatim(
-    db_path: Path, log: EventLog, mem: CompanionMemory, text: str
+    db_path: Path, log: EventLog, mem: RelationshipMemory, text: str
 ) -> None:
     ep = mem.add_episode(text, tags=[text[:100]])
     fact = mem.observe_fact(text, "other", confidence=0.5, source=text[:200])
     goal = mem.add_goal(text, notes=text)
     log.close()
     with EventLog(db_path) as again:
-        m2 = CompanionMemory(again, FakeEmbedder(dimension=64))
+        m2 = RelationshipMemory(again, FakeEmbedder(dimension=64))
         got_ep = m2.get_episode(ep.id)
         got_fact = m2.get_fact(fact.id)
         got_goal = m2.get_goal(goal.id)
@@ -186,7 +186,7 @@ def test_hostile_text_stored_verbatim(
         assert recalled["episodes"][0]["summary"] == text
 
 
-def test_update_episode_changes_fields_and_reembeds(mem: CompanionMemory, log: EventLog) -> None:
+def test_update_episode_changes_fields_and_reembeds(mem: RelationshipMemory, log: EventLog) -> None:
     ep = mem.add_episode("walked the dog in the park", importance=0.4)
     before = log.connection.execute("SELECT embedding FROM memory_episodes").fetchone()[0]
     updated = mem.update_episode(ep.id, importance=0.9, tags=["pets"])
@@ -200,7 +200,7 @@ def test_update_episode_changes_fields_and_reembeds(mem: CompanionMemory, log: E
     assert updated.importance == 0.9 and updated.id == ep.id
 
 
-def test_update_episode_errors(mem: CompanionMemory) -> None:
+def test_update_episode_errors(mem: RelationshipMemory) -> None:
     ep = mem.add_episode("something happened")
     with pytest.raises(MemoryInputError, match="no such episode"):
         mem.update_episode("missing-id", importance=0.2)
@@ -216,7 +216,7 @@ def test_update_episode_errors(mem: CompanionMemory) -> None:
 
 
 def test_delete_episode_gone_after_reopen(
-    db_path: Path, log: EventLog, mem: CompanionMemory
+    db_path: Path, log: EventLog, mem: RelationshipMemory
 ) -> None:
     keep = mem.add_episode("keep me")
     drop = mem.add_episode("forget me")
@@ -232,7 +232,7 @@ def test_delete_episode_gone_after_reopen(
 # ── user facts ───────────────────────────────────────────────────────────────
 
 
-def test_observe_new_fact(mem: CompanionMemory, log: EventLog) -> None:
+def test_observe_new_fact(mem: RelationshipMemory, log: EventLog) -> None:
     fact = mem.observe_fact("User prefers short replies", "preference", confidence=0.6, source="t1")
     assert isinstance(fact, UserFact)
     assert is_uuid4(fact.id)
@@ -244,7 +244,7 @@ def test_observe_new_fact(mem: CompanionMemory, log: EventLog) -> None:
     assert row == (fact_hash("User prefers short replies"), 64 * 4)
 
 
-def test_same_text_confirms(mem: CompanionMemory, clock: Clock, log: EventLog) -> None:
+def test_same_text_confirms(mem: RelationshipMemory, clock: Clock, log: EventLog) -> None:
     first = mem.observe_fact("User prefers short replies", "preference", confidence=0.6, source="a")
     clock.advance(days=2)
     again = mem.observe_fact(
@@ -259,7 +259,7 @@ def test_same_text_confirms(mem: CompanionMemory, clock: Clock, log: EventLog) -
     assert count(log, "memory_user_facts") == 1
 
 
-def test_same_text_confirms_across_categories(mem: CompanionMemory, log: EventLog) -> None:
+def test_same_text_confirms_across_categories(mem: RelationshipMemory, log: EventLog) -> None:
     first = mem.observe_fact("Has a dog named Biscuit", "background", confidence=0.7, source="a")
     again = mem.observe_fact("has a dog named biscuit", "relationship", confidence=0.9, source="b")
     assert again.id == first.id
@@ -268,7 +268,7 @@ def test_same_text_confirms_across_categories(mem: CompanionMemory, log: EventLo
     assert count(log, "memory_user_facts") == 1
 
 
-def test_similar_text_same_category_confirms(mem: CompanionMemory, log: EventLog) -> None:
+def test_similar_text_same_category_confirms(mem: RelationshipMemory, log: EventLog) -> None:
     first = mem.observe_fact("User prefers short replies", "preference", confidence=0.6, source="a")
     again = mem.observe_fact(
         "User prefers short replies!", "preference", confidence=0.8, source="b"
@@ -279,7 +279,7 @@ def test_similar_text_same_category_confirms(mem: CompanionMemory, log: EventLog
     assert count(log, "memory_user_facts") == 1
 
 
-def test_similar_text_other_category_is_new(mem: CompanionMemory, log: EventLog) -> None:
+def test_similar_text_other_category_is_new(mem: RelationshipMemory, log: EventLog) -> None:
     first = mem.observe_fact("User prefers short replies", "preference", confidence=0.6, source="a")
     other = mem.observe_fact(
         "User prefers short replies!", "communication_style", confidence=0.6, source="b"
@@ -288,13 +288,13 @@ def test_similar_text_other_category_is_new(mem: CompanionMemory, log: EventLog)
     assert count(log, "memory_user_facts") == 2
 
 
-def test_below_threshold_is_new(mem: CompanionMemory, log: EventLog) -> None:
+def test_below_threshold_is_new(mem: RelationshipMemory, log: EventLog) -> None:
     mem.observe_fact("User prefers short replies", "preference", confidence=0.6, source="a")
     mem.observe_fact("User prefers short, direct replies", "preference", confidence=0.6, source="a")
     assert count(log, "memory_user_facts") == 2  # cosine 0.89 < 0.9
 
 
-def test_confidence_capped_at_one(mem: CompanionMemory) -> None:
+def test_confidence_capped_at_one(mem: RelationshipMemory) -> None:
     mem.observe_fact("Vegetarian", "background", confidence=0.99, source="a")
     again = mem.observe_fact("vegetarian", "background", confidence=0.2, source="b")
     assert again.confidence == 1.0
@@ -317,7 +317,7 @@ def test_confidence_capped_at_one(mem: CompanionMemory) -> None:
     ],
 )
 def test_observe_fact_validation(
-    mem: CompanionMemory,
+    mem: RelationshipMemory,
     log: EventLog,
     fact: str,
     category: str,
@@ -330,7 +330,7 @@ def test_observe_fact_validation(
     assert count(log, "memory_user_facts") == 0
 
 
-def test_list_facts_filters_and_orders(mem: CompanionMemory) -> None:
+def test_list_facts_filters_and_orders(mem: RelationshipMemory) -> None:
     a = mem.observe_fact("Likes tea", "preference", confidence=0.4, source="s")
     b = mem.observe_fact("Hates loud music", "preference", confidence=0.9, source="s")
     c = mem.observe_fact("Works as a nurse", "background", confidence=0.7, source="s")
@@ -343,7 +343,7 @@ def test_list_facts_filters_and_orders(mem: CompanionMemory) -> None:
         mem.list_facts(min_confidence=2)
 
 
-def test_update_fact_reembeds_and_rehashes(mem: CompanionMemory, log: EventLog) -> None:
+def test_update_fact_reembeds_and_rehashes(mem: RelationshipMemory, log: EventLog) -> None:
     fact = mem.observe_fact("Likes tea", "preference", confidence=0.4, source="s")
     before = log.connection.execute("SELECT embedding, fact_hash FROM memory_user_facts").fetchone()
     updated = mem.update_fact(fact.id, confidence=0.8)
@@ -362,7 +362,7 @@ def test_update_fact_reembeds_and_rehashes(mem: CompanionMemory, log: EventLog) 
     assert again.id == fact.id
 
 
-def test_update_fact_errors(mem: CompanionMemory) -> None:
+def test_update_fact_errors(mem: RelationshipMemory) -> None:
     fact = mem.observe_fact("Likes tea", "preference", confidence=0.4, source="s")
     with pytest.raises(MemoryInputError, match="no such fact"):
         mem.update_fact("missing", confidence=0.5)
@@ -375,7 +375,9 @@ def test_update_fact_errors(mem: CompanionMemory) -> None:
     assert mem.get_fact(fact.id) == fact
 
 
-def test_delete_fact_gone_after_reopen(db_path: Path, log: EventLog, mem: CompanionMemory) -> None:
+def test_delete_fact_gone_after_reopen(
+    db_path: Path, log: EventLog, mem: RelationshipMemory
+) -> None:
     fact = mem.observe_fact("Likes tea", "preference", confidence=0.4, source="s")
     other = mem.observe_fact("Has two cats", "background", confidence=0.4, source="s")
     assert mem.delete_fact(fact.id) is True
@@ -392,7 +394,7 @@ def test_delete_fact_gone_after_reopen(db_path: Path, log: EventLog, mem: Compan
 # ── goals and open threads ───────────────────────────────────────────────────
 
 
-def test_add_and_list_goals_ordering(mem: CompanionMemory, clock: Clock) -> None:
+def test_add_and_list_goals_ordering(mem: RelationshipMemory, clock: Clock) -> None:
     undated = mem.add_goal("Learn to juggle")
     clock.advance(minutes=1)
     later = mem.add_goal("Submit thesis", deadline=T0 + timedelta(days=30))
@@ -400,14 +402,14 @@ def test_add_and_list_goals_ordering(mem: CompanionMemory, clock: Clock) -> None
     soon = mem.add_goal("Call mum", kind="open_thread", deadline=T0 + timedelta(days=1))
     clock.advance(minutes=1)
     undated2 = mem.add_goal("Read more", kind="open_thread")
-    assert isinstance(soon, CompanionGoal) and is_uuid4(soon.id)
+    assert isinstance(soon, UserGoal) and is_uuid4(soon.id)
     assert soon.status == "open" and soon.created_at == soon.updated_at
     assert [g.id for g in mem.list_goals()] == [soon.id, later.id, undated.id, undated2.id]
     assert [g.id for g in mem.list_goals(kind="open_thread")] == [soon.id, undated2.id]
     assert [g.id for g in mem.list_goals(kind="goal")] == [later.id, undated.id]
 
 
-def test_goal_fields_round_trip(mem: CompanionMemory) -> None:
+def test_goal_fields_round_trip(mem: RelationshipMemory) -> None:
     deadline = datetime(2026, 3, 1, 9, 0, tzinfo=timezone(timedelta(hours=2)))
     goal = mem.add_goal("Run 5k", deadline=deadline, notes="couch to 5k", source_turn_ids=["3", 4])
     got = mem.get_goal(goal.id)
@@ -416,7 +418,7 @@ def test_goal_fields_round_trip(mem: CompanionMemory) -> None:
 
 
 def test_update_close_delete_goal(
-    mem: CompanionMemory, clock: Clock, db_path: Path, log: EventLog
+    mem: RelationshipMemory, clock: Clock, db_path: Path, log: EventLog
 ) -> None:
     goal = mem.add_goal("Run 5k", deadline=T0 + timedelta(days=3))
     clock.advance(hours=1)
@@ -438,7 +440,7 @@ def test_update_close_delete_goal(
         assert [r[0] for r in again.connection.execute("SELECT id FROM memory_goals")] == [other.id]
 
 
-def test_goal_errors(mem: CompanionMemory, log: EventLog) -> None:
+def test_goal_errors(mem: RelationshipMemory, log: EventLog) -> None:
     with pytest.raises(MemoryInputError, match="301 characters"):
         mem.add_goal("t" * 301)
     with pytest.raises(MemoryInputError, match="empty"):
@@ -464,7 +466,7 @@ def test_goal_errors(mem: CompanionMemory, log: EventLog) -> None:
     assert mem.get_goal(goal.id) == goal
 
 
-def test_due_within_uses_the_clock(mem: CompanionMemory, clock: Clock) -> None:
+def test_due_within_uses_the_clock(mem: RelationshipMemory, clock: Clock) -> None:
     overdue = mem.add_goal("Overdue", deadline=T0 - timedelta(hours=1))
     in_1h = mem.add_goal("In an hour", deadline=T0 + timedelta(hours=1))
     in_2d = mem.add_goal("In two days", kind="open_thread", deadline=T0 + timedelta(days=2))
@@ -485,7 +487,7 @@ def test_due_within_uses_the_clock(mem: CompanionMemory, clock: Clock) -> None:
 # ── recall ───────────────────────────────────────────────────────────────────
 
 
-def test_recall_shape_validates_as_memory_retrieved(mem: CompanionMemory, clock: Clock) -> None:
+def test_recall_shape_validates_as_memory_retrieved(mem: RelationshipMemory, clock: Clock) -> None:
     mem.add_episode("Talked about the thesis deadline and stress", importance=0.7, tags=["work"])
     mem.add_episode("Cooked pasta with a friend", importance=0.3)
     mem.observe_fact("Is writing a thesis in biology", "background", confidence=0.8, source="t1")
@@ -514,18 +516,18 @@ def test_recall_shape_validates_as_memory_retrieved(mem: CompanionMemory, clock:
     threads = payload["open_threads"]
     assert [t["title"] for t in threads] == ["Submit thesis", "Ask about the dentist"]
     for t in threads:
-        CompanionGoal.model_validate(t)
+        UserGoal.model_validate(t)
     assert isinstance(ep["timestamp"], str)
 
 
-def test_recall_event_can_be_appended_to_the_log(mem: CompanionMemory, log: EventLog) -> None:
+def test_recall_event_can_be_appended_to_the_log(mem: RelationshipMemory, log: EventLog) -> None:
     mem.add_episode("A ünïcödé 🎉 episode")
     payload = mem.recall_for_workspace("episode")
     event = log.append("s1", 1, EventKind.MEMORY_RETRIEVED, payload)
     assert event.payload == payload
 
 
-def test_recall_limits_and_empty(mem: CompanionMemory) -> None:
+def test_recall_limits_and_empty(mem: RelationshipMemory) -> None:
     empty = mem.recall_for_workspace("anything")
     assert empty == {"episodes": [], "user_facts": [], "open_threads": []}
     for i in range(6):
@@ -542,14 +544,14 @@ def test_recall_limits_and_empty(mem: CompanionMemory) -> None:
         mem.recall_for_workspace(None)  # type: ignore[arg-type]
 
 
-def test_recall_empty_query_ranks_by_importance(mem: CompanionMemory) -> None:
+def test_recall_empty_query_ranks_by_importance(mem: RelationshipMemory) -> None:
     mem.add_episode("minor thing", importance=0.1)
     big = mem.add_episode("major life event", importance=0.95)
     out = mem.recall_for_workspace("   ", k_episodes=1)
     assert out["episodes"][0]["id"] == big.id
 
 
-def test_recall_blends_importance_and_recency(mem: CompanionMemory, clock: Clock) -> None:
+def test_recall_blends_importance_and_recency(mem: RelationshipMemory, clock: Clock) -> None:
     old = mem.add_episode("went hiking in the mountains", importance=0.5)
     clock.advance(days=365)
     new = mem.add_episode("went hiking in the mountains again", importance=0.5)
@@ -561,7 +563,9 @@ def test_recall_blends_importance_and_recency(mem: CompanionMemory, clock: Clock
     assert [f["id"] for f in facts][:2] == [high.id, low.id]
 
 
-def test_recall_cache_invalidated_on_writes(mem: CompanionMemory, embedder: FakeEmbedder) -> None:
+def test_recall_cache_invalidated_on_writes(
+    mem: RelationshipMemory, embedder: FakeEmbedder
+) -> None:
     a = mem.add_episode("planted tomatoes in the garden")
     assert [e["id"] for e in mem.recall_for_workspace("tomatoes")["episodes"]] == [a.id]
     calls = embedder.encoded_texts
@@ -576,7 +580,7 @@ def test_recall_cache_invalidated_on_writes(mem: CompanionMemory, embedder: Fake
 
 
 def test_recall_inside_rolled_back_transaction_does_not_poison_cache(
-    mem: CompanionMemory, log: EventLog
+    mem: RelationshipMemory, log: EventLog
 ) -> None:
     keep = mem.add_episode("kept episode about sailing")
     with pytest.raises(RuntimeError), log.transaction():
@@ -586,12 +590,12 @@ def test_recall_inside_rolled_back_transaction_does_not_poison_cache(
     assert [e["id"] for e in mem.recall_for_workspace("sailing")["episodes"]] == [keep.id]
 
 
-def test_model_change_reembeds(db_path: Path, log: EventLog, mem: CompanionMemory) -> None:
+def test_model_change_reembeds(db_path: Path, log: EventLog, mem: RelationshipMemory) -> None:
     ep = mem.add_episode("a walk on the beach")
     fact = mem.observe_fact("Loves the sea", "preference", confidence=0.7, source="s")
     log.close()
     with EventLog(db_path) as again:
-        other = CompanionMemory(again, FakeEmbedder(dimension=32))
+        other = RelationshipMemory(again, FakeEmbedder(dimension=32))
         out = other.recall_for_workspace("beach walk")
         assert out["episodes"][0]["id"] == ep.id
         assert out["user_facts"][0]["id"] == fact.id
@@ -607,7 +611,7 @@ def test_model_change_reembeds(db_path: Path, log: EventLog, mem: CompanionMemor
         assert again_fact.id == fact.id
 
 
-def test_rows_without_embedding_are_still_recalled(mem: CompanionMemory, log: EventLog) -> None:
+def test_rows_without_embedding_are_still_recalled(mem: RelationshipMemory, log: EventLog) -> None:
     mem.recall_for_workspace("warm up")  # records the model
     with log.transaction() as tx:
         tx.execute(
@@ -631,7 +635,7 @@ def cand(type_: str, content: str, importance: float = 0.6, **context: Any) -> M
     )
 
 
-def test_apply_candidates_summary(mem: CompanionMemory, log: EventLog) -> None:
+def test_apply_candidates_summary(mem: RelationshipMemory, log: EventLog) -> None:
     mem.observe_fact("Prefers tea over coffee", "preference", confidence=0.5, source="s")
     summary = mem.apply_candidates(
         [
@@ -673,7 +677,7 @@ def test_apply_candidates_summary(mem: CompanionMemory, log: EventLog) -> None:
     assert goal.deadline == datetime(2026, 2, 1, 9, tzinfo=UTC)
 
 
-def test_apply_candidates_repeated_goal_reaffirms(mem: CompanionMemory, log: EventLog) -> None:
+def test_apply_candidates_repeated_goal_reaffirms(mem: RelationshipMemory, log: EventLog) -> None:
     mem.apply_candidates([cand("goal", "Finish the thesis")], session_id="s", turn_id=1)
     summary = mem.apply_candidates([cand("goal", "finish the  THESIS")], session_id="s", turn_id=2)
     assert summary["goals"] == 1
@@ -682,7 +686,7 @@ def test_apply_candidates_repeated_goal_reaffirms(mem: CompanionMemory, log: Eve
     assert count(log, "memory_goals") == 1
 
 
-def test_apply_candidates_long_and_broken_content(mem: CompanionMemory) -> None:
+def test_apply_candidates_long_and_broken_content(mem: RelationshipMemory) -> None:
     summary = mem.apply_candidates(
         [
             cand("episodic", "long " * 200),
@@ -707,7 +711,7 @@ def test_apply_candidates_long_and_broken_content(mem: CompanionMemory) -> None:
     assert len(mem.list_goals()[0].title) == 300
 
 
-def test_apply_candidates_is_all_or_nothing(mem: CompanionMemory, log: EventLog) -> None:
+def test_apply_candidates_is_all_or_nothing(mem: RelationshipMemory, log: EventLog) -> None:
     with pytest.raises(RuntimeError), log.transaction():
         mem.apply_candidates(
             [cand("episodic", "x happened"), cand("user_fact", "likes x"), cand("goal", "do x")],
@@ -720,7 +724,7 @@ def test_apply_candidates_is_all_or_nothing(mem: CompanionMemory, log: EventLog)
     assert mem.recall_for_workspace("x") == {"episodes": [], "user_facts": [], "open_threads": []}
 
 
-def test_apply_candidates_bad_arguments(mem: CompanionMemory) -> None:
+def test_apply_candidates_bad_arguments(mem: RelationshipMemory) -> None:
     assert mem.apply_candidates([], session_id="s", turn_id=1)["dropped"] == 0
     with pytest.raises(MemoryInputError):
         mem.apply_candidates([], session_id="s", turn_id=-1)
@@ -733,14 +737,16 @@ def test_fact_hash_folds_case_and_space() -> None:
     assert fact_hash("a b c") != fact_hash("a b d")
 
 
-def test_embeddings_are_unit_float32(mem: CompanionMemory, log: EventLog) -> None:
+def test_embeddings_are_unit_float32(mem: RelationshipMemory, log: EventLog) -> None:
     mem.add_episode("check the blob")
     blob = log.connection.execute("SELECT embedding FROM memory_episodes").fetchone()[0]
     vec = np.frombuffer(blob, dtype="<f4")
     assert vec.shape == (64,) and float(np.linalg.norm(vec)) == pytest.approx(1.0, abs=1e-5)
 
 
-def test_invalidate_cache_after_editing_rows_by_hand(mem: CompanionMemory, log: EventLog) -> None:
+def test_invalidate_cache_after_editing_rows_by_hand(
+    mem: RelationshipMemory, log: EventLog
+) -> None:
     a = mem.add_episode("first note", importance=0.9)
     b = mem.add_episode("second note", importance=0.1)
     assert mem.recall_for_workspace("", k_episodes=1)["episodes"][0]["id"] == a.id

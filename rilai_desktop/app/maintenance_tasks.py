@@ -1,51 +1,36 @@
 """The daemon's maintenance tasks over the real stores (ports.MaintenanceTasks).
 
-``daemon/`` may not touch SQLite, memory or FAISS; this top-level adapter does, and
-``app.py`` hands it to :class:`rilai_desktop.daemon.maintenance.Maintenance`. Every write
-goes through the same doors a turn uses: the EventLog's write transaction (one lock,
-``BEGIN IMMEDIATE``) and the MemoryManager's own mutation paths, so events are emitted
-and the FAISS index stays consistent.
+``daemon/`` may not touch SQLite, memory or FAISS; this adapter, in the composition root,
+hands each task to the store that owns the data, and ``build.py`` hands it to
+:class:`rilai_desktop.daemon.maintenance.Maintenance`. It holds no SQL: every write goes
+through the same doors a turn uses, the MemoryManager's own operations (events emitted,
+the FAISS index kept consistent) and the EventLog's (its write transaction: one lock,
+``BEGIN IMMEDIATE``).
 
-Decisions worth knowing:
-- Resource retention removes raw *text*, never memory. A conversation with no items is
-  deleted through ``MemoryManager.delete_resource(cascade=False)``. One that items were
-  extracted from cannot be deleted (``memory_items.source_resource_id`` is a foreign key,
-  and ``cascade=True`` would delete the items, which are the memory), so its text and
-  the turn texts in its metadata are replaced by a short marker in place: the row, its
-  turn ids (which the items cite) and its content hash (so re-importing the same
-  transcript is still recognised) stay. The FTS5 entry is swapped by hand in the same
-  transaction (the schema has no update trigger for resources), with a
-  MEMORY_RESOURCE_DELETED event whose ``scope`` is ``"raw_text"``.
-- "New items since the last consolidation" is already in the data:
-  ``memory_categories.items_since_consolidation`` is bumped when items are stored and reset
-  by a consolidation; a category is consolidated when it is at least ``min_new_items``.
-- ``PRAGMA optimize`` runs on the shared connection inside the EventLog's write
-  transaction (it is per-connection; the lock means it never interleaves with a turn);
-  the WAL checkpoint cannot run inside a transaction, so it runs on a short-lived second
-  connection, where SQLite's own locks keep it from disturbing a writer.
-- Backups read through a second, read-only connection with SQLite's backup API: one step,
-  so the copy is a consistent snapshot while turns keep writing (WAL). The copy is made
-  self-contained (journal_mode DELETE), integrity-checked, and only then renamed into
-  place and older copies rotated out, so a bad copy never replaces a good one.
-- Memory events are emitted as daemon events: turn 0 of the log's latest session.
+Where each task lives:
+- resource retention: ``MemoryManager.apply_resource_retention`` (raw text removed, never
+  memory; see memory/operations/retention.py);
+- expired contexts and old daily files: ``MemoryManager.delete_expired_contexts`` and
+  ``cleanup_old_daily`` (the context store and the journal);
+- consolidation: ``MemoryManager.pending_categories`` (categories with at least
+  ``min_new_items`` new items since their consolidation) and ``consolidate_category``;
+- the index snapshot: ``MemoryManager.snapshot_index`` (named here, in the daemon's style);
+- the database file: ``EventLog.optimize`` and ``EventLog.backup`` (store/file_upkeep.py);
+  naming the copies, dropping a crashed backup's leftovers and rotating old copies out are
+  the daemon's conventions, kept here.
+- Memory events are emitted as daemon events: turn 0 of the live (or latest) session.
 """
 
 from __future__ import annotations
 
 import contextlib
-import json
 import logging
-import os
-import shutil
-import sqlite3
 import time
 import uuid
 from collections.abc import Callable, Iterator
-from datetime import UTC, datetime, timedelta
+from datetime import datetime
 from pathlib import Path
-from typing import Any
 
-from rilai_desktop.contracts import EventKind
 from rilai_desktop.daemon.clock import SystemClock
 from rilai_desktop.daemon.maintenance import (
     DB_BACKUP,
@@ -54,38 +39,13 @@ from rilai_desktop.daemon.maintenance import (
     unique_name,
 )
 from rilai_desktop.daemon.ports import Clock
-from rilai_desktop.errors import (
-    ConfigError,
-    ConsolidationError,
-    DatabaseError,
-    MemoryInputError,
-    RilaiError,
-    StorageError,
-)
-from rilai_desktop.memory.journal_format import AGENT_ID
+from rilai_desktop.errors import ConfigError, ConsolidationError, RilaiError, StorageError
 from rilai_desktop.memory.manager import MemoryManager
-from rilai_desktop.memory.vector_index import sidecar_path
 from rilai_desktop.store import EventLog
-from rilai_desktop.store.db import translate
 
 log = logging.getLogger(__name__)
 
-RAW_TEXT_MARKER = "[raw text removed by retention]"
 PARTIAL_MAX_AGE_S = 3600.0  # a .partial older than this is a crashed backup's leftover
-CHECKPOINT_TIMEOUT_S = 2.0
-ANALYSIS_LIMIT = 400  # bounds the ANALYZE that PRAGMA optimize may run (SQLite's advice)
-
-
-def _check_days(value: Any, field: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise MemoryInputError(f"{field} must be a whole number of days, 1 or more: {value!r}")
-    return value
-
-
-def _iso(moment: datetime) -> str:
-    if moment.tzinfo is None or moment.utcoffset() is None:
-        raise MemoryInputError(f"now must carry a time zone: {moment.isoformat()}")
-    return moment.astimezone(UTC).isoformat()
 
 
 class StoreMaintenance:
@@ -134,145 +94,26 @@ class StoreMaintenance:
 
     # ── contexts and the journal ──────────────────────────────────────────
     def delete_expired_contexts(self, now: datetime) -> int:
-        return self._memory.contexts.delete_expired(now)
+        return self._memory.delete_expired_contexts(now)
 
     def journal_agents(self) -> list[str]:
         """The agents that have a daily-journal folder."""
-        root = self._memory.journal.root
-        if not root.is_dir():
-            return []
-        return sorted(
-            e.name
-            for e in root.iterdir()
-            if AGENT_ID.fullmatch(e.name)
-            and e.name not in {".", ".."}
-            and not e.is_symlink()
-            and (e / "memory" / "daily").is_dir()
-        )
+        return self._memory.journal.agents()
 
     def cleanup_old_daily(self, retention_days: int) -> int:
-        days = _check_days(retention_days, "retention_days")
-        deleted = 0
-        failed: dict[str, str] = {}
-        for agent in self.journal_agents():
-            try:
-                deleted += self._memory.journal.cleanup_old_daily(agent, days)
-            except (RilaiError, OSError) as exc:
-                failed[agent] = str(exc)
-        if failed:
-            raise StorageError(
-                f"Deleted {deleted} old daily files, but could not clean up for "
-                f"{', '.join(sorted(failed))}",
-                context={"deleted": deleted, "failed": failed},
-                recovery_suggestions=["Check the permissions of the agents' daily folders"],
-            )
-        return deleted
+        return self._memory.cleanup_old_daily(retention_days)
 
     # ── resource retention ────────────────────────────────────────────────
     def apply_resource_retention(self, now: datetime, retention_days: int) -> int:
-        """Remove the raw text of conversations stored more than ``retention_days`` ago.
-
-        Returns how many resources lost their text (deleted outright, or marked in place
-        when items cite them). Each resource is its own short transaction, so a turn never
-        waits long; one that fails is reported after the others were done.
-        """
-        days = _check_days(retention_days, "retention_days")
-        cutoff = _iso(now - timedelta(days=days))
-        with self._log.transaction() as conn:
-            rows = conn.execute(
-                "SELECT r.resource_id, EXISTS (SELECT 1 FROM memory_items i"
-                "  WHERE i.source_resource_id = r.resource_id)"
-                " FROM memory_resources r WHERE r.resource_type = 'conversation'"
-                " AND r.created_at < ?"
-                " AND (CASE WHEN json_valid(r.metadata)"
-                "      THEN json_extract(r.metadata, '$.raw_removed_at') END) IS NULL"
-                " ORDER BY r.id",
-                (cutoff,),
-            ).fetchall()
-        done = 0
-        failed: dict[str, str] = {}
-        with self._as_daemon() as session:
-            for resource_id, has_items in rows:
-                rid = str(resource_id)
-                try:
-                    gone = not has_items and self._delete_unused(rid)
-                    if gone or self._remove_raw_text(rid, now, days, session):
-                        done += 1
-                except (RilaiError, sqlite3.Error) as exc:
-                    failed[rid] = str(exc)
-        if failed:
-            raise StorageError(
-                f"Removed the raw text of {done} old conversations; {len(failed)} failed",
-                context={"done": done, "failed": failed},
-            )
-        return done
-
-    def _delete_unused(self, resource_id: str) -> bool:
-        """Delete a resource no item cites, through the manager (event, index, FTS)."""
-        try:
-            return self._memory.delete_resource(resource_id, cascade=False)
-        except MemoryInputError:
-            return False  # items were extracted from it meanwhile: mark it instead
-
-    def _remove_raw_text(self, resource_id: str, now: datetime, days: int, session: str) -> bool:
-        with self._log.transaction() as conn:
-            row = conn.execute(
-                "SELECT id, content, metadata FROM memory_resources WHERE resource_id = ?",
-                (resource_id,),
-            ).fetchone()
-            if row is None:
-                return False
-            rowid, old_content, raw_meta = int(row[0]), str(row[1]), row[2]
-            kept = [
-                str(r[0])
-                for r in conn.execute(
-                    "SELECT item_id FROM memory_items WHERE source_resource_id = ? ORDER BY id",
-                    (resource_id,),
-                ).fetchall()
-            ]
-            meta = _without_turn_text(raw_meta)
-            meta["raw_removed_at"] = _iso(now)
-            meta["raw_removed_reason"] = f"retention: older than {days} days"
-            # external-content FTS5: take out what was indexed, index the marker instead
-            conn.execute(
-                "INSERT INTO memory_resources_fts (memory_resources_fts, rowid, content)"
-                " VALUES ('delete', ?, ?)",
-                (rowid, old_content),
-            )
-            conn.execute(
-                "UPDATE memory_resources SET content = ?, metadata = ? WHERE id = ?",
-                (
-                    RAW_TEXT_MARKER,
-                    json.dumps(meta, ensure_ascii=False, separators=(",", ":")),
-                    rowid,
-                ),
-            )
-            conn.execute(
-                "INSERT INTO memory_resources_fts (rowid, content) VALUES (?, ?)",
-                (rowid, RAW_TEXT_MARKER),
-            )
-            self._log.append(
-                session,
-                0,
-                EventKind.MEMORY_RESOURCE_DELETED,
-                {
-                    "resource_id": resource_id,
-                    "item_ids": [],
-                    "scope": "raw_text",
-                    "kept_item_ids": kept,
-                    "reason": f"retention: older than {days} days",
-                },
-            )
-        return True
+        """Remove the raw text of conversations stored more than ``retention_days`` ago;
+        how many resources lost their text (their events are the daemon's)."""
+        with self._as_daemon():
+            return self._memory.apply_resource_retention(now, retention_days)
 
     # ── consolidation and the index ───────────────────────────────────────
     def pending_categories(self) -> list[str]:
         """Categories with at least ``min_new_items`` new items since their consolidation."""
-        rows = self._log.connection.execute(
-            "SELECT name FROM memory_categories WHERE items_since_consolidation >= ? ORDER BY name",
-            (self.min_new_items,),
-        ).fetchall()
-        return [str(r[0]) for r in rows]
+        return self._memory.pending_categories(self.min_new_items)
 
     def consolidate_pending(self) -> list[str]:
         """Consolidate each pending category; one that fails keeps its page and stays
@@ -300,55 +141,18 @@ class StoreMaintenance:
         dest = Path(dest)
         if dest.is_dir():
             dest = unique_name(dest, "index", ".faiss", self._clock.now())
-        layer = self._memory.item_layer
-        layer.save_index()
-        if not layer.index_path.is_file():
-            return None
-        partial = dest.with_name(f".{dest.name}.partial")
-        try:
-            ensure_backups_dir(dest.parent)
-            self._memory.export_index_snapshot(partial)
-            os.chmod(partial, 0o600)
-            os.replace(partial, dest)
-            side = sidecar_path(layer.index_path)
-            if side.is_file():
-                shutil.copyfile(side, sidecar_path(dest))
-                os.chmod(sidecar_path(dest), 0o600)
-        except OSError as exc:
-            partial.unlink(missing_ok=True)
-            raise StorageError(
-                f"Could not snapshot the vector index to {dest}: {exc}",
-                context={"path": str(dest)},
-            ) from exc
-        return dest
+        return self._memory.snapshot_index(dest)
 
     # ── the database file ─────────────────────────────────────────────────
     def optimize_database(self) -> None:
         """``PRAGMA optimize`` under the writers' lock, then a WAL checkpoint (TRUNCATE)."""
-        path = self._log.path
-        try:
-            with self._log.transaction() as conn:
-                conn.execute(f"PRAGMA analysis_limit = {ANALYSIS_LIMIT}")
-                conn.execute("PRAGMA optimize")
-                mode = str(conn.execute("PRAGMA journal_mode").fetchone()[0]).lower()
-            if mode != "wal":
-                self.last_checkpoint = None
-                return
-            with contextlib.closing(
-                sqlite3.connect(path, timeout=CHECKPOINT_TIMEOUT_S, isolation_level=None)
-            ) as side:
-                busy, frames, done = side.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
-        except sqlite3.Error as exc:
-            raise translate(exc, path) from exc
-        # busy=1: a reader or writer was active; the frames are folded in next time
-        self.last_checkpoint = {"busy": int(busy), "log_frames": int(frames), "done": int(done)}
+        self.last_checkpoint = self._log.optimize()
 
     def backup_database(self, dest_dir: Path, keep: int) -> Path:
         """An integrity-checked online copy ``dest_dir/rilai-YYYYmmdd-HHMMSS.db`` (UTC,
         0600, folder 0700); then all but the newest ``keep`` copies are deleted."""
         if isinstance(keep, bool) or not isinstance(keep, int) or keep < 1:
             raise ConfigError(f"backups to keep must be 1 or more, got {keep!r}")
-        src_path = self._log.path
         try:
             folder = ensure_backups_dir(Path(dest_dir))
         except OSError as exc:
@@ -357,71 +161,10 @@ class StoreMaintenance:
                 context={"path": str(dest_dir)},
             ) from exc
         _drop_stale_partials(folder)
-        final = unique_name(folder, "rilai", ".db", self._clock.now())
-        partial = folder / f".{final.name}.partial"
-        try:
-            fd = os.open(partial, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
-            os.close(fd)
-            _copy_db(src_path, partial)
-            verdict = _integrity(partial)
-            if verdict != "ok":
-                raise DatabaseError(
-                    f"The backup copy failed its integrity check ({verdict}); it was discarded"
-                    " and the older backups were kept",
-                    context={"source": str(src_path)},
-                    recovery_suggestions=["Run `rilai doctor` to check the database itself"],
-                )
-            os.replace(partial, final)
-        except sqlite3.Error as exc:
-            partial.unlink(missing_ok=True)
-            raise translate(exc, src_path) from exc
-        except OSError as exc:
-            partial.unlink(missing_ok=True)
-            raise StorageError(
-                f"Could not write the backup {final}: {exc}", context={"path": str(final)}
-            ) from exc
-        except BaseException:
-            partial.unlink(missing_ok=True)
-            raise
+        final = self._log.backup(unique_name(folder, "rilai", ".db", self._clock.now()))
         for old in rotate(folder, DB_BACKUP, keep):
             log.info("rotated out backup %s", old.name)
         return final
-
-
-def _without_turn_text(raw: Any) -> dict[str, Any]:
-    """The metadata with each turn's text dropped (ids, speakers and times stay: the items
-    cite the turn ids). Unreadable metadata becomes ``{}``."""
-    try:
-        meta = json.loads(raw) if isinstance(raw, str) else {}
-    except ValueError:
-        meta = {}
-    if not isinstance(meta, dict):
-        meta = {}
-    turns = meta.get("turns")
-    if isinstance(turns, list):
-        meta["turns"] = [
-            {k: v for k, v in t.items() if k != "text"} for t in turns if isinstance(t, dict)
-        ]
-    return meta
-
-
-def _copy_db(src_path: Path, dest: Path) -> None:
-    """SQLite's backup API in one step from a read-only connection: a consistent snapshot
-    (WAL readers never block writers); the copy becomes a single self-contained file."""
-    uri = Path(src_path).resolve().as_uri() + "?mode=ro"
-    with (
-        contextlib.closing(sqlite3.connect(uri, uri=True, timeout=5.0)) as src,
-        contextlib.closing(sqlite3.connect(dest, isolation_level=None)) as dst,
-    ):
-        src.backup(dst)
-        dst.execute("PRAGMA journal_mode=DELETE")
-
-
-def _integrity(path: Path) -> str:
-    uri = path.resolve().as_uri() + "?mode=ro"
-    with contextlib.closing(sqlite3.connect(uri, uri=True)) as conn:
-        row = conn.execute("PRAGMA integrity_check").fetchone()
-    return str(row[0]) if row else "no answer"
 
 
 def _drop_stale_partials(folder: Path) -> None:

@@ -12,13 +12,20 @@ from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import Any, Generic, TypeVar
 
-from rilai_desktop.errors import StorageError
+from rilai_desktop.errors import MemoryInputError, StorageError
 
 Clock = Callable[[], datetime]
 
 
 def utc_now() -> datetime:
     return datetime.now(UTC)
+
+
+def check_days(value: Any, field: str) -> int:
+    """A retention period: a whole number of days, 1 or more (else MemoryInputError)."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise MemoryInputError(f"{field} must be a whole number of days, 1 or more: {value!r}")
+    return value
 
 
 def new_id(prefix: str) -> str:

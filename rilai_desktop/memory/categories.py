@@ -230,6 +230,15 @@ class CategoryLayer:
         rows = conn.execute(f"SELECT {_COLS} FROM memory_categories ORDER BY name").fetchall()
         return [self._row(conn, r) for r in rows]
 
+    def pending(self, min_new_items: int) -> list[str]:
+        """Categories with at least ``min_new_items`` new items since their consolidation
+        (``items_since_consolidation``: bumped when items are stored, reset by one)."""
+        rows = self._db.connection.execute(
+            "SELECT name FROM memory_categories WHERE items_since_consolidation >= ? ORDER BY name",
+            (min_new_items,),
+        ).fetchall()
+        return [str(r[0]) for r in rows]
+
     def names(self) -> list[str]:
         rows = self._db.connection.execute("SELECT name FROM memory_categories ORDER BY name")
         return [str(r[0]) for r in rows.fetchall()]

@@ -22,7 +22,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from rilai_desktop.errors import StorageError
+from rilai_desktop.errors import RilaiError, StorageError
+from rilai_desktop.memory._sql import check_days
 from rilai_desktop.memory.journal_format import (
     _STAMP,
     AGENT_ID,
@@ -295,6 +296,42 @@ class Journal:
                     if day < cutoff:
                         os.unlink(found.path)
                         deleted += 1
+        return deleted
+
+    def agents(self) -> list[str]:
+        """The agents that have a daily-journal folder."""
+        if not self.root.is_dir():
+            return []
+        return sorted(
+            e.name
+            for e in self.root.iterdir()
+            if AGENT_ID.fullmatch(e.name)
+            and e.name not in {".", ".."}
+            and not e.is_symlink()
+            and (e / "memory" / "daily").is_dir()
+        )
+
+    def cleanup_all_daily(self, retention_days: int) -> int:
+        """``cleanup_old_daily`` for every agent (at least one day kept); the count.
+
+        An agent whose files cannot be cleaned up is reported (StorageError) after the
+        others were done.
+        """
+        days = check_days(retention_days, "retention_days")
+        deleted = 0
+        failed: dict[str, str] = {}
+        for agent in self.agents():
+            try:
+                deleted += self.cleanup_old_daily(agent, days)
+            except (RilaiError, OSError) as exc:
+                failed[agent] = str(exc)
+        if failed:
+            raise StorageError(
+                f"Deleted {deleted} old daily files, but could not clean up for "
+                f"{', '.join(sorted(failed))}",
+                context={"deleted": deleted, "failed": failed},
+                recovery_suggestions=["Check the permissions of the agents' daily folders"],
+            )
         return deleted
 
     # seed 002's names

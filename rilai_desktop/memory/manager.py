@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +33,7 @@ from rilai_desktop.memory.operations.core import MemoryCore, RetryingEmbedder
 from rilai_desktop.memory.operations.edits import MemoryEdits
 from rilai_desktop.memory.operations.ingest import IngestResult, MemoryIngest
 from rilai_desktop.memory.operations.pages import CategoryPages
+from rilai_desktop.memory.operations.retention import ResourceRetention
 from rilai_desktop.memory.operations.search import MemorySearch
 from rilai_desktop.memory.operations.upkeep import MemoryUpkeep
 from rilai_desktop.memory.ports import Database, Embedder, EventSink, TextModel, Vectors
@@ -167,6 +169,7 @@ class MemoryManager:
         )
         self._search = MemorySearch(self._core, self.rag, self.llm_retriever, self.hybrid)
         self._upkeep = MemoryUpkeep(self._core, storage_dir)
+        self._retention = ResourceRetention(self._core, self._edits)
         # beside the three layers, in the same database: seed 000's relationship memory,
         # seed 004's knowledge bases and short-term layers, seed 002's context store and
         # (files) the journal
@@ -219,6 +222,11 @@ class MemoryManager:
 
     def delete_resource(self, resource_id: str, cascade: bool = True) -> bool:
         return self._edits.delete_resource(resource_id, cascade)
+
+    def apply_resource_retention(self, now: datetime, retention_days: int) -> int:
+        """Remove the raw text of conversations stored more than ``retention_days`` before
+        ``now`` (memory/operations/retention.py); how many resources lost their text."""
+        return self._retention.apply(now, retention_days)
 
     # ── Layer 2 ───────────────────────────────────────────────────────────
     def extract_and_store(
@@ -329,6 +337,10 @@ class MemoryManager:
         """Items -> markdown. On a model failure the previous content is kept and raised."""
         return self._pages.consolidate_category(category_name, force, use_model=use_model)
 
+    def pending_categories(self, min_new_items: int) -> list[str]:
+        """Categories with at least ``min_new_items`` new items since their consolidation."""
+        return self.category_layer.pending(min_new_items)
+
     def refresh_category(self, name: str) -> str:
         """Re-render a category's markdown from its items without a model call (no event)."""
         return self._pages.refresh_category(name)
@@ -351,3 +363,16 @@ class MemoryManager:
 
     def export_index_snapshot(self, dest: Path) -> None:
         self._upkeep.export_index_snapshot(dest)
+
+    def snapshot_index(self, dest: Path) -> Path | None:
+        """The saved index (and its sidecar) copied to the file ``dest``; None if empty."""
+        return self._upkeep.snapshot_index(dest)
+
+    # ── expiry beside the layers ──────────────────────────────────────────
+    def delete_expired_contexts(self, now: datetime) -> int:
+        """Context items whose expiry is at or before ``now`` deleted; how many."""
+        return self.contexts.delete_expired(now)
+
+    def cleanup_old_daily(self, retention_days: int) -> int:
+        """Every agent's daily journal files older than ``retention_days`` deleted."""
+        return self.journal.cleanup_all_daily(retention_days)

@@ -1,4 +1,8 @@
-"""SQLite storage: the append-only event log, its projections and the migrations."""
+"""SQLite storage: the append-only event log, its projections and the migrations.
+
+``file_upkeep.py`` keeps the file healthy (optimize, WAL checkpoint, online backups);
+``EventLog.optimize()`` and ``EventLog.backup()`` are its doors.
+"""
 
 from rilai_desktop.store.db import connect, integrity_check
 from rilai_desktop.store.event_log import EventDraft, EventLog, coerce_kind

@@ -26,6 +26,7 @@ from pydantic import ValidationError
 
 from rilai_desktop.contracts import EngineEvent, EventKind
 from rilai_desktop.errors import EventPayloadError, UnknownEventKindError
+from rilai_desktop.store import file_upkeep
 from rilai_desktop.store._writer_lock import WriterLock
 from rilai_desktop.store.db import connect, integrity_check, translate
 
@@ -461,6 +462,16 @@ class EventLog:
     def integrity_check(self) -> str:
         with self._lock:
             return integrity_check(self._conn)
+
+    # ── the file's upkeep (store/file_upkeep.py) ─────────────────────────────
+    def optimize(self) -> dict[str, int] | None:
+        """``PRAGMA optimize`` inside the write transaction, then a WAL checkpoint on a
+        second connection; the checkpoint's figures, or None when not in WAL mode."""
+        return file_upkeep.optimize(self.path, self.transaction)
+
+    def backup(self, dest: Path) -> Path:
+        """An online, integrity-checked copy of the database at ``dest`` (0600)."""
+        return file_upkeep.backup(self.path, dest)
 
     # ── deleting (only on the user's explicit request: `rilai clear`) ────────
     def delete_session(self, session_id: str) -> int:

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from rilai_desktop.app.maintenance_tasks import RAW_TEXT_MARKER, StoreMaintenance
+from rilai_desktop.app.maintenance_tasks import StoreMaintenance
 from rilai_desktop.config import Settings
 from rilai_desktop.contracts import EventKind
 from rilai_desktop.daemon.clock import FakeClock
@@ -27,6 +27,7 @@ from rilai_desktop.errors import (
 )
 from rilai_desktop.memory.embedding import FakeEmbedder
 from rilai_desktop.memory.manager import MemoryManager
+from rilai_desktop.memory.operations.retention import RAW_TEXT_MARKER
 from rilai_desktop.memory.types import Turn
 from rilai_desktop.store import EventLog
 

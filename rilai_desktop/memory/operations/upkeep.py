@@ -1,4 +1,4 @@
-"""The vector index's lifecycle, stats, health and export."""
+"""The vector index's lifecycle and snapshots, stats, health and export."""
 
 from __future__ import annotations
 
@@ -8,11 +8,13 @@ import shutil
 import time
 from pathlib import Path
 
+from rilai_desktop.errors import StorageError
 from rilai_desktop.memory._sql import parse_dt
 from rilai_desktop.memory.operations.core import MemoryCore
 from rilai_desktop.memory.types import (
     MemoryStats,
 )
+from rilai_desktop.memory.vector_index import sidecar_path
 
 
 class MemoryUpkeep:
@@ -131,6 +133,33 @@ class MemoryUpkeep:
             (cat_dir / f"{cat.name}.md").write_text(cat.markdown_content, encoding="utf-8")
         counts["categories"] = len(cats)
         return counts
+
+    def snapshot_index(self, dest: Path) -> Path | None:
+        """Copy the saved vector index (and its sidecar) to the file ``dest`` (0600, in an
+        owner-only folder), through a ``.partial`` beside it. None when there is no index
+        file yet (an empty memory)."""
+        layer = self._core.item_layer
+        layer.save_index()
+        if not layer.index_path.is_file():
+            return None
+        partial = dest.with_name(f".{dest.name}.partial")
+        try:
+            dest.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+            os.chmod(dest.parent, 0o700)
+            self.export_index_snapshot(partial)
+            os.chmod(partial, 0o600)
+            os.replace(partial, dest)
+            side = sidecar_path(layer.index_path)
+            if side.is_file():
+                shutil.copyfile(side, sidecar_path(dest))
+                os.chmod(sidecar_path(dest), 0o600)
+        except OSError as exc:
+            partial.unlink(missing_ok=True)
+            raise StorageError(
+                f"Could not snapshot the vector index to {dest}: {exc}",
+                context={"path": str(dest)},
+            ) from exc
+        return dest
 
     def export_index_snapshot(self, dest: Path) -> None:
         self._core.item_layer.save_index()

@@ -128,6 +128,10 @@ class StoreMaintenance:
                     failed[name] = exc.message
                 else:
                     done.append(name)
+                    try:  # seed 002: the consolidated insight reaches long-term.md
+                        self._memory.promote_category(name)
+                    except RilaiError as exc:
+                        log.warning("promoting %s to long-term.md failed: %s", name, exc)
         if failed:
             raise ConsolidationError(
                 f"Consolidated {', '.join(done) or 'nothing'}; failed: {', '.join(failed)}",

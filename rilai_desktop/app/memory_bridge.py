@@ -11,17 +11,23 @@ composition root, translates between them:
   the rule extractor (fast; the LLM extractor stays for `rilai memory ingest`); extracted
   preferences, boundaries and biography also become user facts with evidence counts; the
   turn's memory candidates (episode, agents' facts and goals) go through
-  ``RelationshipMemory.apply_candidates`` in one transaction.
+  ``RelationshipMemory.apply_candidates`` in one transaction; then (seed 002) the turn's
+  artefacts go to the context store with an expiry and its task to the day's journal
+  (``MemoryManager.record_turn``).
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from rilai_desktop.contracts import MemoryCandidate
+from rilai_desktop.errors import RilaiError
 from rilai_desktop.turn.ports import CommitPlan, Recall
+
+log = logging.getLogger(__name__)
 
 if TYPE_CHECKING:
     from rilai_desktop.memory.manager import MemoryManager
@@ -166,4 +172,25 @@ class MemoryBridge:
             [*facts, *plan.candidates], session_id=plan.session_id, turn_id=plan.turn_id
         )
         summary.update(applied)
+        if plan.started_at is not None:
+            self._journal(plan, summary)
         return summary
+
+    def _journal(self, plan: CommitPlan, summary: dict[str, Any]) -> None:
+        """Seed 002: the turn's artefacts (and what memory kept) to the context store, and
+        its task to the day's journal. A failure here is reported in the summary and the
+        log; what memory already kept stays."""
+        assert plan.started_at is not None
+        try:
+            item = self.manager.record_turn(
+                plan.session_id,
+                plan.turn_id,
+                started_at=plan.started_at,
+                duration_ms=plan.duration_ms,
+                artefacts={**plan.artefacts, "memory": dict(summary)},
+            )
+        except RilaiError as exc:
+            log.warning("the turn's journal entry was not written: %s", exc)
+            summary["journal_error"] = exc.message
+        else:
+            summary["context_id"] = item.id

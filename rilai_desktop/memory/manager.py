@@ -14,7 +14,7 @@ the one responsible. Its settings are in ``memory/settings.py``.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -23,7 +23,7 @@ from rilai_desktop.errors import StorageError
 from rilai_desktop.memory._sql import Clock, utc_now
 from rilai_desktop.memory.categories import CategoryLayer
 from rilai_desktop.memory.consolidation import MemoryConsolidator
-from rilai_desktop.memory.context_store import ContextStore
+from rilai_desktop.memory.context_store import ContextItem, ContextStore
 from rilai_desktop.memory.extraction import LLMExtractor, RuleExtractor
 from rilai_desktop.memory.items import ItemLayer, StoreOutcome
 from rilai_desktop.memory.journal import Journal
@@ -35,6 +35,7 @@ from rilai_desktop.memory.operations.ingest import IngestResult, MemoryIngest
 from rilai_desktop.memory.operations.pages import CategoryPages
 from rilai_desktop.memory.operations.retention import ResourceRetention
 from rilai_desktop.memory.operations.search import MemorySearch
+from rilai_desktop.memory.operations.turn_journal import TurnJournal
 from rilai_desktop.memory.operations.upkeep import MemoryUpkeep
 from rilai_desktop.memory.ports import Database, Embedder, EventSink, TextModel, Vectors
 from rilai_desktop.memory.relationship import RelationshipMemory
@@ -178,6 +179,7 @@ class MemoryManager:
         self.short_term = ShortTermMemory()
         self.contexts = ContextStore(db, clock=clock)
         self.journal = Journal(journal_dir or storage_dir / "agents", clock=clock)
+        self.turn_journal = TurnJournal(self.contexts, self.journal, clock)
 
     # ── lifecycle and events ──────────────────────────────────────────────
     def open(self) -> tuple[str, float] | None:
@@ -336,6 +338,33 @@ class MemoryManager:
     ) -> str:
         """Items -> markdown. On a model failure the previous content is kept and raised."""
         return self._pages.consolidate_category(category_name, force, use_model=use_model)
+
+    def record_turn(
+        self,
+        session_id: str,
+        turn_id: int,
+        *,
+        started_at: datetime,
+        duration_ms: float,
+        artefacts: Mapping[str, Any],
+        error: str | None = None,
+    ) -> ContextItem:
+        """A turn's artefacts to the context store (expiring) and its entry to the day's
+        journal (seed 002)."""
+        return self.turn_journal.record_turn(
+            session_id,
+            turn_id,
+            started_at=started_at,
+            duration_ms=duration_ms,
+            artefacts=artefacts,
+            error=error,
+        )
+
+    def promote_category(self, category_name: str) -> bool:
+        """A consolidated page's first insight promoted to long-term.md."""
+        return self.turn_journal.promote_page(
+            category_name, self.get_category_content(category_name)
+        )
 
     def pending_categories(self, min_new_items: int) -> list[str]:
         """Categories with at least ``min_new_items`` new items since their consolidation."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any, Protocol
 
 from rilai_desktop.contracts import EngineEvent, EventKind, MemoryCandidate
@@ -66,6 +67,12 @@ class CommitPlan:
     reply: str
     candidates: Sequence[MemoryCandidate]  # episodes, user facts, goals/threads
     extract_items: bool  # run the memory extractor over the user's text
+    # what the turn produced, for the context store and the day's journal (seed 002):
+    # the agents' outputs, claims, council decision, critics, sensors; when it started
+    # (wall clock, UTC) and how long it took until the commit
+    artefacts: Mapping[str, Any] = field(default_factory=dict)
+    started_at: datetime | None = None
+    duration_ms: float = 0.0
 
 
 class TurnMemory(Protocol):

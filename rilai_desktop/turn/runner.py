@@ -25,7 +25,8 @@ import traceback
 import uuid
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import AbstractContextManager, nullcontext
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from rilai_desktop.contracts import EngineEvent, EventKind
@@ -62,6 +63,8 @@ class TurnCancelled(BaseException):
 
 
 OnUpdate = Callable[[Update], None]
+# what a turn keeps in the context store (with an expiry) and points to from the journal
+ARTEFACTS = ("agents", "claims", "consensus", "council", "critics", "sensors", "flags")
 STAGES = ("ingest", "sense", "recall", "agents", "deliberate", "council", "voice", "commit")
 
 
@@ -321,8 +324,8 @@ class TurnRunner:
             result.reply_tokens = s.reply_tokens
             if s.ttft_at is not None:
                 result.ttft_ms = (s.ttft_at - start) * 1000
-        self._stage("commit", state, emit, lambda: self._commit(state, emit, result))
         result.agents = records
+        self._stage("commit", state, emit, lambda: self._commit(state, emit, result))
         result.reply = state.reply
         result.total_ms = (time.perf_counter() - start) * 1000
         emit(
@@ -440,6 +443,14 @@ class TurnRunner:
     ) -> None:
         plan, score, quarantined = plan_commit(state)
         result.importance = score
+        took = (time.perf_counter() - state.started) * 1000
+        whole = result.as_dict()
+        plan = replace(
+            plan,
+            artefacts={key: whole[key] for key in ARTEFACTS},
+            started_at=datetime.now(UTC) - timedelta(milliseconds=took),
+            duration_ms=took,
+        )
         emit(
             EventKind.MEMORY_CANDIDATES_PROPOSED,
             {

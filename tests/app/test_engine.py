@@ -220,3 +220,38 @@ def test_close_leaves_no_thread_running(engine: Engine) -> None:
     with pytest.raises(EngineClosedError):
         engine.send("Anyone?")
     assert engine.parts.models.closed  # type: ignore[attr-defined]
+
+
+def test_a_turn_leaves_its_journal_entry_and_context_record(engine: Engine) -> None:
+    result = engine.send("I just started learning the cello.").result(timeout=60)
+    memory = engine.parts.memory
+    assert memory is not None
+    context_id = result.memory_summary["context_id"]
+    item = memory.contexts.get(context_id)
+    assert item is not None and item.type == "turn.artefacts" and item.agent_id == "rilai"
+    assert item.metadata == {"session_id": engine.session_id, "turn_id": 1}
+    assert item.expires_at is not None  # artefacts are kept for a while, not forever
+    assert {"agents", "council", "sensors", "memory"} <= set(item.content)
+    assert item.content["agents"] and item.content["council"]["intent"]
+    day = memory.journal.read_daily("rilai", datetime.now(UTC).date())
+    assert day is not None
+    (session,) = day.sessions
+    assert session.id == engine.session_id
+    assert [(t.type, t.output_context_id, t.status) for t in session.tasks] == [
+        ("turn", context_id, "success")
+    ]
+    engine.send("It is harder than I thought.").result(timeout=60)
+    day = memory.journal.read_daily("rilai", datetime.now(UTC).date())
+    assert day is not None and len(day.sessions[0].tasks) == 2  # one session, two turns
+
+
+def test_a_consolidated_page_is_promoted_to_long_term(engine: Engine) -> None:
+    memory = engine.parts.memory
+    assert memory is not None
+    memory.create_category("hobbies", "What they do for fun")
+    memory.remember("I play the cello on Sundays.", "hobbies")
+    memory.consolidate_category("hobbies", force=True, use_model=False)
+    assert memory.promote_category("hobbies")
+    assert not memory.promote_category("hobbies")  # once
+    long_term = memory.journal.read_long_term("rilai")
+    assert "Promoted: hobbies:" in long_term and "cello" in long_term

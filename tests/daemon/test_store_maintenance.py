@@ -247,6 +247,10 @@ def test_consolidation_runs_only_for_categories_with_new_items(env: Env) -> None
     events = env.log.events(kind=EventKind.MEMORY_CATEGORY_CONSOLIDATED)
     assert [e.payload["name"] for e in events] == [*pending, "family"]
     assert {(e.session_id, e.turn_id) for e in events} == {(SESSION, 0)}
+    # seed 002: each consolidated page's insight is promoted to Rilai's long-term.md
+    long_term = env.memory.journal.read_long_term("rilai")
+    assert long_term.count("Promoted: ") == len(pending) + 1
+    assert "Promoted: family:" in long_term
 
 
 def test_a_category_whose_consolidation_fails_stays_pending(tmp_path: Path) -> None:

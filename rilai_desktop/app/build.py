@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from rilai_desktop.turn.sensors import FastSensors
 from rilai_desktop.contracts import EventKind
 from rilai_desktop.llm.manifest import ModelEntry, load_manifest
-from rilai_desktop.llm.port import LLM
+from rilai_desktop.contracts.llm import LLM
 from rilai_desktop.llm.router import ModelRouter
 from rilai_desktop.paths import Paths, ensure_private_dir
 from rilai_desktop.store import EventLog

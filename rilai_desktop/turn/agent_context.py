@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from rilai_desktop.contracts import StanceVector
-from rilai_desktop.llm.port import ChatMessage
+from rilai_desktop.contracts.llm import ChatMessage
 from rilai_desktop.turn.registry import AgentSpec
 from rilai_desktop.turn.state import TurnState
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from rilai_desktop.contracts import AgentOutput, EventKind
-from rilai_desktop.llm.port import LLM, ChatMessage, Completion, CompletionStream
+from rilai_desktop.contracts.llm import LLM, ChatMessage, Completion, CompletionStream
 from rilai_desktop.turn.agent_context import agent_messages
 from rilai_desktop.turn.agent_labels import (
     AgentCopied,

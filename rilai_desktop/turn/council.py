@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, Final, Literal
 
 from rilai_desktop.contracts import Claim, ClaimType, CouncilDecision, SpeechAct
-from rilai_desktop.llm.port import LLM, Completion, Usage
+from rilai_desktop.contracts.llm import LLM, Completion, Usage
 from rilai_desktop.paths import REPO_ROOT
 from rilai_desktop.turn.council_rules import (
     ADVICE_DECLINED,

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any, Final, Literal
 
 from rilai_desktop.contracts import CriticResult
-from rilai_desktop.llm.port import LLM, Completion, Usage
+from rilai_desktop.contracts.llm import LLM, Completion, Usage
 from rilai_desktop.paths import REPO_ROOT
 from rilai_desktop.turn import critic_patterns as P
 from rilai_desktop.turn.council_rules import (

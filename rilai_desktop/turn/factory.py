@@ -1,6 +1,6 @@
 """Wires the turn's stages from ports. The composition root (``app.py``) passes the real
 event log, model router and memory bridge; tests pass a temporary EventLog, ScriptedLLMs
-(``fakes.RoleModels``) and ``fakes.InMemoryTurnMemory``.
+(``llm.fake.RoleModels``) and ``fakes.InMemoryTurnMemory``.
 """
 
 from __future__ import annotations

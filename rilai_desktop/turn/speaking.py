@@ -11,7 +11,7 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 
 from rilai_desktop.contracts import CriticResult, EventKind
-from rilai_desktop.llm.port import LLM, Completion, Prefills
+from rilai_desktop.contracts.llm import LLM, Completion, Prefills
 from rilai_desktop.turn import voice, voice_prompt
 from rilai_desktop.turn.council import Council
 from rilai_desktop.turn.critics import Critics, blocking, regeneration_feedback, safety_passed

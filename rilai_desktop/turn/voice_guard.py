@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Final
 
-from rilai_desktop.llm.port import DecodeGuard
+from rilai_desktop.contracts.llm import DecodeGuard
 from rilai_desktop.turn.council_rules import no_advice_reason
 from rilai_desktop.turn.state import TurnState
 from rilai_desktop.turn.voice_prompt import memory_lines

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from rilai_desktop.contracts import CouncilDecision
-from rilai_desktop.llm.port import ChatMessage
+from rilai_desktop.contracts.llm import ChatMessage
 from rilai_desktop.paths import REPO_ROOT
 from rilai_desktop.turn.council_rules import INTENT_POINTS, MEMORY_POINT, memory_question
 from rilai_desktop.turn.ports import Recall

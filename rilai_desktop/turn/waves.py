@@ -29,7 +29,7 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass
 
 from rilai_desktop.contracts import Claim, EventKind
-from rilai_desktop.llm.port import Prefills
+from rilai_desktop.contracts.llm import Prefills
 from rilai_desktop.turn.agent_context import warm_messages
 from rilai_desktop.turn.agent_runner import AgentRun, AgentRunner
 from rilai_desktop.turn.deliberation import deliberate

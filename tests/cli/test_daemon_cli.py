@@ -31,7 +31,8 @@ from rilai_desktop.daemon.service import Daemon
 from rilai_desktop.llm.fake import ScriptedLLM
 from rilai_desktop.paths import resolve_paths
 from rilai_desktop.turn.factory import build_turn_runner
-from rilai_desktop.turn.fakes import InMemoryTurnMemory, RoleModels
+from rilai_desktop.llm.fake import RoleModels
+from rilai_desktop.turn.fakes import InMemoryTurnMemory
 from tests.cli_runner import Run
 from tests.turn.conftest import AGENT_REPLY, PROMPTS, VOICE_REPLY, StubRouter
 

@@ -14,7 +14,8 @@ from rilai_desktop.cli.commands import chat_cmd, eval_agents
 from rilai_desktop.cli.commands._context import Context
 from rilai_desktop.llm.fake import Request, ScriptedLLM
 from rilai_desktop.turn.factory import build_turn_runner
-from rilai_desktop.turn.fakes import InMemoryTurnMemory, RoleModels
+from rilai_desktop.llm.fake import RoleModels
+from rilai_desktop.turn.fakes import InMemoryTurnMemory
 from tests.turn.conftest import PROMPTS, VOICE_REPLY, StubRouter
 
 

@@ -26,7 +26,8 @@ from rilai_desktop.store import EventLog
 from rilai_desktop.turn import voice_prompt
 from rilai_desktop.turn.council_rules import INTENTS
 from rilai_desktop.turn.factory import build_turn_runner
-from rilai_desktop.turn.fakes import InMemoryTurnMemory, RoleModels
+from rilai_desktop.llm.fake import RoleModels
+from rilai_desktop.turn.fakes import InMemoryTurnMemory
 from rilai_desktop.turn.runner import TurnRunner
 from tests.cli_runner import Run
 from tests.turn.conftest import AGENT_REPLY, PROMPTS, VOICE_REPLY

@@ -16,7 +16,8 @@ from rilai_desktop.cli.commands._context import Context
 from rilai_desktop.errors import ScenarioError
 from rilai_desktop.llm.fake import ScriptedLLM
 from rilai_desktop.turn.factory import build_turn_runner
-from rilai_desktop.turn.fakes import InMemoryTurnMemory, RoleModels
+from rilai_desktop.llm.fake import RoleModels
+from rilai_desktop.turn.fakes import InMemoryTurnMemory
 from tests.turn.conftest import AGENT_REPLY, PROMPTS, VOICE_REPLY, StubRouter
 
 

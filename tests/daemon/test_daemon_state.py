@@ -18,7 +18,8 @@ from rilai_desktop.errors import EventPayloadError
 from rilai_desktop.llm.fake import ScriptedLLM
 from rilai_desktop.store import EventLog
 from rilai_desktop.turn.factory import build_turn_runner
-from rilai_desktop.turn.fakes import InMemoryTurnMemory, RoleModels
+from rilai_desktop.llm.fake import RoleModels
+from rilai_desktop.turn.fakes import InMemoryTurnMemory
 from rilai_desktop.turn.runner import TurnRunner
 from rilai_desktop.turn.session import restore
 from tests.turn.conftest import AGENT_REPLY, PROMPTS, VOICE_REPLY

@@ -21,7 +21,7 @@ from rilai_desktop.llm.errors import (
 )
 from rilai_desktop.llm.fake import ScriptedLLM
 from rilai_desktop.llm.manifest import Manifest, ModelEntry, ModelSource
-from rilai_desktop.llm.port import LLM
+from rilai_desktop.contracts.llm import LLM
 from rilai_desktop.llm.router import ROLES, ModelRouter
 
 HI = [{"role": "user", "content": "hi"}]

@@ -12,7 +12,8 @@ from rilai_desktop.llm.fake import ScriptedLLM
 from rilai_desktop.paths import REPO_ROOT
 from rilai_desktop.store import EventLog
 from rilai_desktop.turn.factory import build_turn_runner
-from rilai_desktop.turn.fakes import InMemoryTurnMemory, RoleModels, agent_answer
+from rilai_desktop.llm.fake import RoleModels, agent_answer
+from rilai_desktop.turn.fakes import InMemoryTurnMemory
 from rilai_desktop.turn.model_events import ModelEventRelay
 from rilai_desktop.turn.runner import TurnRunner
 

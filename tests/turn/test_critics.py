@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from rilai_desktop.contracts import CouncilDecision, CriticResult, SensorOutput, SpeechAct
 from rilai_desktop.llm.errors import ModelCallError
 from rilai_desktop.llm.fake import ScriptedLLM
-from rilai_desktop.llm.port import Usage
+from rilai_desktop.contracts.llm import Usage
 from rilai_desktop.turn.critic_copies import copied_share
 from rilai_desktop.turn.critics import (
     CRITIC_NAMES,

@@ -9,7 +9,7 @@ from rilai_desktop.llm.errors import ModelCallError
 from rilai_desktop.llm.fake import ScriptedLLM
 from rilai_desktop.turn.agencies import ALWAYS_ON
 from rilai_desktop.turn.factory import build_turn_runner
-from rilai_desktop.turn.fakes import RoleModels
+from rilai_desktop.llm.fake import RoleModels
 from rilai_desktop.turn.state import VoiceDelta
 from tests.turn.conftest import PROMPTS, Rig
 

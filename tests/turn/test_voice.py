@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from rilai_desktop.contracts import CouncilDecision, SensorOutput, SpeechAct
 from rilai_desktop.llm.fake import ScriptedLLM
-from rilai_desktop.llm.port import ChatMessage
+from rilai_desktop.contracts.llm import ChatMessage
 from rilai_desktop.turn import voice, voice_prompt
 from rilai_desktop.turn.critics import Critics, blocking
 from rilai_desktop.turn.ports import Recall

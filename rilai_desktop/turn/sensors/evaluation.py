@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any, Protocol, TypedDict
 
 from rilai_desktop.contracts.sensor import SENSOR_NAMES, SensorOutput
-from rilai_desktop.turn.sensors.fast import THRESHOLDS
+from rilai_desktop.contracts.sensor import THRESHOLDS
 
 SPLITS = ("tune", "test", "all")
 

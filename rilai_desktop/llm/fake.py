@@ -24,8 +24,6 @@ from dataclasses import dataclass, replace
 from itertools import takewhile
 from typing import Any
 
-from rilai_desktop.llm.errors import ModelCallError, ModelTimeoutError
-from rilai_desktop.llm.messages import as_messages, split_reasoning
 from rilai_desktop.contracts.llm import (
     LLM,
     ChatMessage,
@@ -35,6 +33,8 @@ from rilai_desktop.contracts.llm import (
     FinishReason,
     Usage,
 )
+from rilai_desktop.llm.errors import ModelCallError, ModelTimeoutError
+from rilai_desktop.llm.messages import as_messages, split_reasoning
 
 Reply = str | dict[str, Any]
 # A reply computed from the request (e.g. the first label of an agent's enum): for a

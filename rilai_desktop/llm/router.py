@@ -17,9 +17,9 @@ from typing import Any
 
 from rilai_desktop.config import LLMSettings, RoleSettings
 from rilai_desktop.contracts import EventKind
+from rilai_desktop.contracts.llm import LLM
 from rilai_desktop.llm.errors import ModelError, ModelFileMissingError
 from rilai_desktop.llm.manifest import FALLBACK_ORDER, Manifest, ModelEntry
-from rilai_desktop.contracts.llm import LLM
 
 EventSink = Callable[[EventKind, dict[str, Any]], None]
 ModelFactory = Callable[[ModelEntry, Path, str], LLM]  # (entry, file, slot)

@@ -15,12 +15,10 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, Final, Literal
 
 from rilai_desktop.contracts import CriticResult
 from rilai_desktop.contracts.llm import LLM, Completion, Usage
-from rilai_desktop.paths import REPO_ROOT
 from rilai_desktop.turn import critic_patterns as P
 from rilai_desktop.turn.council_rules import (
     INJECTION_THRESHOLD,
@@ -30,6 +28,7 @@ from rilai_desktop.turn.council_rules import (
     no_advice_reason,
     one_line,
 )
+from rilai_desktop.turn.prompts import Prompts
 from rilai_desktop.turn.reply_checks import ReplyFinding, check_reply
 from rilai_desktop.turn.state import TurnState
 from rilai_desktop.turn.voice_prompt import private_texts
@@ -186,10 +185,10 @@ def _result(
 class Critics:
     """Seven critics over a reply; the judge model only for ambiguous cheap checks."""
 
-    def __init__(self, judge: LLM | None = None, *, prompts_dir: Path | None = None) -> None:
+    def __init__(self, judge: LLM | None = None, *, prompts: Prompts) -> None:
         self._judge_model = judge
-        self._prompts = {name: _load_prompt(prompts_dir or REPO_ROOT / "prompts", name)
-                         for name in JUDGED}  # fmt: skip
+        self._files = prompts
+        self._prompts = {name: _load_prompt(prompts, name) for name in JUDGED}
         self._usages: list[Usage] = []
 
     @property
@@ -216,7 +215,7 @@ class Critics:
         self._usages = []
         try:
             text = clean(reply) if isinstance(reply, str) else ""
-            notes = private_texts(state) if private is None else private
+            notes = private_texts(state, prompts=self._files) if private is None else private
             ctx = _Context.of(state, text, notes)
         except Exception as exc:
             return [_crashed(name, exc) for name in CRITIC_NAMES]
@@ -416,11 +415,8 @@ class Critics:
 # ── helpers ──────────────────────────────────────────────────────────────────────────
 
 
-def _load_prompt(prompts_dir: Path, name: str) -> str:
-    try:
-        text = (prompts_dir / "critics" / f"{name}.md").read_text(encoding="utf-8").strip()
-    except (OSError, UnicodeDecodeError):
-        return _DEFAULT_JUDGE_PROMPTS[name]
+def _load_prompt(prompts: Prompts, name: str) -> str:
+    text = (prompts.get(f"critics/{name}.md") or "").strip()
     return text if "{reply}" in text else _DEFAULT_JUDGE_PROMPTS[name]
 
 

@@ -15,6 +15,7 @@ from rilai_desktop.turn.reply_checks import (
     ends_a_sentence,
     kinds,
 )
+from tests.turn.conftest import PROMPTS
 
 
 def private(intent: str = "witness", do_not: tuple[str, ...] = ()) -> list[str]:
@@ -22,8 +23,8 @@ def private(intent: str = "witness", do_not: tuple[str, ...] = ()) -> list[str]:
     intent's key point, the do-not list and a critic's feedback."""
     avoid = ALWAYS_DO_NOT + (do_not or (NO_ADVICE if intent == "witness" else ()))
     return [
-        voice_prompt.system_prompt(),
-        voice_prompt.intent_line(intent),
+        voice_prompt.system_prompt(prompts=PROMPTS),
+        voice_prompt.intent_line(intent, prompts=PROMPTS),
         f"Worth touching on: {INTENT_POINTS[intent]}.",
         "Avoid: " + "; ".join(avoid) + ".",
         "Your last draft was rejected: Do not repeat yourself; say each thing once.",

@@ -42,9 +42,9 @@ from rilai_desktop.daemon.nudges.ladder import LEVEL_NAMES
 from rilai_desktop.daemon.nudges.quiet_hours import local
 from rilai_desktop.daemon.nudges.scenario import parse_scenario
 from rilai_desktop.daemon.nudges.simulate import MAX_HOURS, SimResult, simulate
-from rilai_desktop.turn.sensors import FastSensors
 from rilai_desktop.daemon.ports import Nudge
 from rilai_desktop.paths import ensure_private_dir
+from rilai_desktop.turn.sensors import FastSensors
 
 MAX_LIST = 1000
 

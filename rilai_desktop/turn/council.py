@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any, Final, Literal
 
 from rilai_desktop.contracts import Claim, ClaimType, CouncilDecision, SpeechAct
+from rilai_desktop.contracts.council import INTENTS
 from rilai_desktop.contracts.llm import LLM, Completion, Usage
 from rilai_desktop.turn.council_rules import (
     ADVICE_DECLINED,
@@ -25,7 +26,6 @@ from rilai_desktop.turn.council_rules import (
     DEFAULT_CLARIFY_QUESTION,
     INJECTION_THRESHOLD,
     INTENT_POINTS,
-    INTENTS,
     KEY_POINT_CHARS,
     MAX_KEY_POINTS,
     MODEL_INTENTS,

@@ -27,6 +27,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Final
 
 from rilai_desktop.contracts import CouncilDecision
+from rilai_desktop.contracts.council import INTENTS
 from rilai_desktop.contracts.llm import ChatMessage
 from rilai_desktop.turn.council_rules import INTENT_POINTS, MEMORY_POINT, memory_question
 from rilai_desktop.turn.ports import Recall
@@ -34,15 +35,6 @@ from rilai_desktop.turn.prompts import Prompts
 from rilai_desktop.turn.pronouns import episode_note, third_person
 from rilai_desktop.turn.state import TurnState
 
-INTENTS: Final[tuple[str, ...]] = (
-    "witness",
-    "guide",
-    "clarify",
-    "protect",
-    "celebrate",
-    "observe",
-    "meta",
-)
 DEFAULT_INTENT: Final[str] = "observe"
 OPEN_MARK: Final[str] = "<<<"
 CLOSE_MARK: Final[str] = ">>>"

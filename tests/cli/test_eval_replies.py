@@ -21,10 +21,10 @@ from rilai_desktop.cli.commands._context import Context
 from rilai_desktop.cli.evaluation.conversations import DEFAULT_SET, load_conversations
 from rilai_desktop.cli.evaluation.plain import PLAIN_SYSTEM, LLMPlainChat
 from rilai_desktop.cli.evaluation.replies import private_texts
+from rilai_desktop.contracts.council import INTENTS
 from rilai_desktop.llm.fake import RoleModels, ScriptedLLM
 from rilai_desktop.store import EventLog
 from rilai_desktop.turn import voice_prompt
-from rilai_desktop.turn.council_rules import INTENTS
 from rilai_desktop.turn.factory import build_turn_runner
 from rilai_desktop.turn.fakes import InMemoryTurnMemory
 from rilai_desktop.turn.runner import TurnRunner

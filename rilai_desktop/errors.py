@@ -144,7 +144,7 @@ class AgentManifestError(RilaiError):
     name = "AgentManifestError"
     recovery_suggestions = [
         "Fix the file named in the message (see docs/agents.md for the manifest fields)",
-        "The agent set must match rilai_desktop/turn/agencies.py exactly",
+        "The agent set must match rilai_desktop/turn/agents/agencies.py exactly",
     ]
 
 

@@ -65,7 +65,7 @@ class ModelRouter:
 
     def for_role(self, role: str, replica: int = 0) -> LLM:
         """The role's model; ``replica`` > 0 is another llama.cpp context on the same file
-        (the agents run on two at once, one per core: see ``turn/waves.py``)."""
+        (the agents run on two at once, one per core: see ``turn/agents/stage.py``)."""
         slot = role if role in DEDICATED_ROLES else ""
         if role in PARALLEL_ROLES:
             slot = f"{role}#{replica}"

@@ -5,19 +5,19 @@ event log, model router and memory bridge; tests pass a temporary EventLog, Scri
 
 from __future__ import annotations
 
-from rilai_desktop.turn.agent_context import load_system_text
-from rilai_desktop.turn.agent_runner import AgentRunner
-from rilai_desktop.turn.council import Council
-from rilai_desktop.turn.critics import Critics
-from rilai_desktop.turn.loader import load_registry
+from rilai_desktop.turn.agents.context import load_system_text
+from rilai_desktop.turn.agents.loader import load_registry
+from rilai_desktop.turn.agents.runner import AgentRunner
+from rilai_desktop.turn.agents.selection import Scheduler, SchedulerSettings
+from rilai_desktop.turn.agents.stage import WaveStage
+from rilai_desktop.turn.deliberation.council import Council
 from rilai_desktop.turn.model_events import ModelEventRelay
 from rilai_desktop.turn.ports import EventStore, Models, TurnMemory
 from rilai_desktop.turn.prompts import Prompts
 from rilai_desktop.turn.runner import TurnRunner, TurnSettings
-from rilai_desktop.turn.scheduler import Scheduler, SchedulerSettings
 from rilai_desktop.turn.sensors import FastSensors
-from rilai_desktop.turn.speaking import SpeakingStage
-from rilai_desktop.turn.waves import WaveStage
+from rilai_desktop.turn.speaking.critics import Critics
+from rilai_desktop.turn.speaking.stage import SpeakingStage
 
 
 def build_turn_runner(

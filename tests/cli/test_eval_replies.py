@@ -24,10 +24,10 @@ from rilai_desktop.cli.evaluation.replies import private_texts
 from rilai_desktop.contracts.council import INTENTS
 from rilai_desktop.llm.fake import RoleModels, ScriptedLLM
 from rilai_desktop.store import EventLog
-from rilai_desktop.turn import voice_prompt
 from rilai_desktop.turn.factory import build_turn_runner
 from rilai_desktop.turn.fakes import InMemoryTurnMemory
 from rilai_desktop.turn.runner import TurnRunner
+from rilai_desktop.turn.speaking import voice_prompt
 from tests.cli_runner import Run
 from tests.turn.conftest import AGENT_REPLY, PROMPTS, VOICE_REPLY
 

@@ -10,15 +10,15 @@ import pytest
 
 from rilai_desktop.contracts import AgentOutput, EventKind, SensorOutput
 from rilai_desktop.llm.fake import ScriptedLLM
-from rilai_desktop.turn.agent_labels import compose_output, grounded_span
-from rilai_desktop.turn.agent_runner import AgentRunner
-from rilai_desktop.turn.council import Council
-from rilai_desktop.turn.deliberation import build_graph, contested
-from rilai_desktop.turn.grounding import copied_run
-from rilai_desktop.turn.influence import agent_influence
-from rilai_desktop.turn.loader import AgentRegistry, load_registry
-from rilai_desktop.turn.reducer import reduce
-from rilai_desktop.turn.registry import AgentSpec
+from rilai_desktop.turn.agents.grounding import copied_run
+from rilai_desktop.turn.agents.labels import compose_output, grounded_span
+from rilai_desktop.turn.agents.loader import AgentRegistry, load_registry
+from rilai_desktop.turn.agents.registry import AgentSpec
+from rilai_desktop.turn.agents.runner import AgentRunner
+from rilai_desktop.turn.deliberation.council import Council
+from rilai_desktop.turn.deliberation.influence import agent_influence
+from rilai_desktop.turn.deliberation.reducer import reduce
+from rilai_desktop.turn.deliberation.rounds import build_graph, contested
 from rilai_desktop.turn.state import TurnState
 from tests.turn.conftest import PROMPTS, Rig
 

@@ -12,13 +12,13 @@ from rilai_desktop.contracts import MODULATOR_NAMES, SENSOR_NAMES, WorkspaceStat
 from rilai_desktop.contracts.agent import AgentPriority
 from rilai_desktop.errors import AgentManifestError, RilaiError
 from rilai_desktop.paths import REPO_ROOT, resolve_paths
-from rilai_desktop.turn.agencies import ALL_AGENT_IDS, ALWAYS_ON
-from rilai_desktop.turn.council import ADVICE_WORDING, FIRST_PERSON
-from rilai_desktop.turn.loader import (
+from rilai_desktop.turn.agents.agencies import ALL_AGENT_IDS, ALWAYS_ON
+from rilai_desktop.turn.agents.loader import (
     AgentRegistry,
     load_registry,
     yaml_mapping,
 )
+from rilai_desktop.turn.deliberation.council import ADVICE_WORDING, FIRST_PERSON
 from rilai_desktop.turn.prompts import Prompts
 from tests.turn.conftest import repo_prompts
 

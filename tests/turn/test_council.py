@@ -15,8 +15,8 @@ from rilai_desktop.contracts import Claim, ClaimType, SensorOutput, StanceVector
 from rilai_desktop.contracts.llm import ChatMessage, Completion, CompletionStream, Usage
 from rilai_desktop.llm.errors import ModelCallError
 from rilai_desktop.llm.fake import ScriptedLLM
-from rilai_desktop.turn.council import INTENT_SCHEMA, INTENTS, Council, CouncilOutcome
-from rilai_desktop.turn.council_rules import (
+from rilai_desktop.turn.deliberation.council import INTENT_SCHEMA, INTENTS, Council, CouncilOutcome
+from rilai_desktop.turn.deliberation.council_rules import (
     ALWAYS_DO_NOT,
     MEMORY_POINT,
     clean,

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from rilai_desktop.llm.fake import ScriptedLLM
-from rilai_desktop.turn.council import Council
-from rilai_desktop.turn.council_cues import (
+from rilai_desktop.turn.deliberation.council import Council
+from rilai_desktop.turn.deliberation.council_cues import (
     about_rilai,
     good_news,
     hard_news,

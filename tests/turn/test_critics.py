@@ -14,17 +14,17 @@ from rilai_desktop.contracts import CouncilDecision, CriticResult, SensorOutput,
 from rilai_desktop.contracts.llm import Usage
 from rilai_desktop.llm.errors import ModelCallError
 from rilai_desktop.llm.fake import ScriptedLLM
-from rilai_desktop.turn.critic_copies import copied_share
-from rilai_desktop.turn.critics import (
+from rilai_desktop.turn.ports import Recall
+from rilai_desktop.turn.prompts import Prompts
+from rilai_desktop.turn.speaking.critic_copies import copied_share
+from rilai_desktop.turn.speaking.critic_judge import VERDICT_SCHEMA
+from rilai_desktop.turn.speaking.critics import (
     CRITIC_NAMES,
-    VERDICT_SCHEMA,
     Critics,
     blocking,
     regeneration_feedback,
     safety_passed,
 )
-from rilai_desktop.turn.ports import Recall
-from rilai_desktop.turn.prompts import Prompts
 from rilai_desktop.turn.state import TurnState
 from tests.turn.conftest import PROMPTS
 

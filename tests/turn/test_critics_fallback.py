@@ -6,13 +6,13 @@ from __future__ import annotations
 from typing import Any
 
 from rilai_desktop.contracts import CouncilDecision, EventKind, SensorOutput, SpeechAct
-from rilai_desktop.turn import voice_prompt
-from rilai_desktop.turn.council_rules import words
-from rilai_desktop.turn.critics import Critics, blocking
-from rilai_desktop.turn.fallback import DEFAULT_VARIANTS, LAST_RESORT, named_feeling
-from rilai_desktop.turn.reply_checks import check_reply
+from rilai_desktop.turn.deliberation.council_rules import words
+from rilai_desktop.turn.speaking import voice_prompt
+from rilai_desktop.turn.speaking.critics import Critics, blocking
+from rilai_desktop.turn.speaking.fallback import DEFAULT_VARIANTS, LAST_RESORT, named_feeling
+from rilai_desktop.turn.speaking.reply_checks import check_reply
+from rilai_desktop.turn.speaking.voice import fallback_reply
 from rilai_desktop.turn.state import TurnState
-from rilai_desktop.turn.voice import fallback_reply
 from tests.turn.conftest import PROMPTS, Rig
 from tests.turn.test_reply_checks import DANA_1, DANA_2, REPLY_1, REPLY_2
 
@@ -166,7 +166,7 @@ def test_a_stub_cut_by_the_token_limit_is_unfinished_and_regenerated(rig: Rig) -
 
 
 def test_the_safety_text_may_repeat_its_resources_on_the_next_protective_turn() -> None:
-    from rilai_desktop.turn.voice import safety_reply
+    from rilai_desktop.turn.speaking.voice import safety_reply
 
     first = state("I don't want to be here anymore", "protect", sensors={"safety_risk": 0.9})
     said = safety_reply(first, prompts=PROMPTS)
@@ -179,8 +179,8 @@ def test_the_safety_text_may_repeat_its_resources_on_the_next_protective_turn() 
 
 
 def test_a_memory_question_falls_back_to_what_they_told() -> None:
-    from rilai_desktop.turn.fallback import memory_answer
     from rilai_desktop.turn.ports import Recall
+    from rilai_desktop.turn.speaking.fallback import memory_answer
     from rilai_desktop.turn.state import TurnState
 
     state = TurnState(session_id="s", turn_id=40, user_text="what did I say I was researching?")

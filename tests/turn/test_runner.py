@@ -7,7 +7,7 @@ import itertools
 from rilai_desktop.contracts import EventKind
 from rilai_desktop.llm.errors import ModelCallError
 from rilai_desktop.llm.fake import RoleModels, ScriptedLLM
-from rilai_desktop.turn.agencies import ALWAYS_ON
+from rilai_desktop.turn.agents.agencies import ALWAYS_ON
 from rilai_desktop.turn.factory import build_turn_runner
 from rilai_desktop.turn.state import VoiceDelta
 from tests.turn.conftest import PROMPTS, Rig

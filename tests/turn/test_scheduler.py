@@ -11,10 +11,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rilai_desktop.contracts import MODULATOR_NAMES, SENSOR_NAMES, AgentManifest
-from rilai_desktop.turn.agencies import ALL_AGENT_IDS, ALWAYS_ON
-from rilai_desktop.turn.loader import AgentRegistry, load_registry
-from rilai_desktop.turn.registry import AgentSpec, Triggers
-from rilai_desktop.turn.scheduler import (
+from rilai_desktop.turn.agents.agencies import ALL_AGENT_IDS, ALWAYS_ON
+from rilai_desktop.turn.agents.loader import AgentRegistry, load_registry
+from rilai_desktop.turn.agents.registry import AgentSpec, Triggers
+from rilai_desktop.turn.agents.selection import (
     ScheduledAgent,
     Scheduler,
     SchedulerSettings,

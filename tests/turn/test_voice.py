@@ -14,12 +14,11 @@ from hypothesis import strategies as st
 from rilai_desktop.contracts import CouncilDecision, SensorOutput, SpeechAct
 from rilai_desktop.contracts.llm import ChatMessage
 from rilai_desktop.llm.fake import ScriptedLLM
-from rilai_desktop.turn import voice, voice_prompt
-from rilai_desktop.turn.critics import Critics, blocking
 from rilai_desktop.turn.ports import Recall
 from rilai_desktop.turn.prompts import Prompts
-from rilai_desktop.turn.state import TurnState
-from rilai_desktop.turn.voice import (
+from rilai_desktop.turn.speaking import voice, voice_prompt
+from rilai_desktop.turn.speaking.critics import Critics, blocking
+from rilai_desktop.turn.speaking.voice import (
     INTENTS,
     MAX_REPLY_CHARS,
     VOICE_MAX_TOKENS,
@@ -32,7 +31,8 @@ from rilai_desktop.turn.voice import (
     voice_messages,
     voice_prompt_text,
 )
-from rilai_desktop.turn.voice_prompt import DEFAULT_SYSTEM, history_messages
+from rilai_desktop.turn.speaking.voice_prompt import DEFAULT_SYSTEM, history_messages
+from rilai_desktop.turn.state import TurnState
 from tests.turn.conftest import PROMPTS
 
 TEMPLATE_TOKENS = ("<|im_start|>", "<|im_end|>", "<|endoftext|>", "[INST]", "<<SYS>>", "[/INST]")

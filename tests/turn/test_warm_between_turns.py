@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from rilai_desktop.contracts.llm import ChatMessage
-from rilai_desktop.turn import voice_prompt
+from rilai_desktop.turn.speaking import voice_prompt
 from rilai_desktop.turn.state import TurnState
 from tests.turn.conftest import PROMPTS, Rig
 

@@ -26,10 +26,10 @@ from typing import Any, Protocol
 from rilai_desktop.cli.evaluation.conversations import Conversation, Turn
 from rilai_desktop.cli.evaluation.plain import PLAIN_SYSTEM, PlainChat, plain_messages
 from rilai_desktop.contracts import EngineEvent, EventKind
-from rilai_desktop.turn import voice_prompt
 from rilai_desktop.turn.prompts import Prompts
-from rilai_desktop.turn.reply_checks import REPLY_CHECK_KINDS, check_reply
 from rilai_desktop.turn.runner import TurnRunner
+from rilai_desktop.turn.speaking import voice_prompt
+from rilai_desktop.turn.speaking.reply_checks import REPLY_CHECK_KINDS, check_reply
 from rilai_desktop.turn.state import TurnState, VoiceDelta
 
 FALLBACK_MODEL = "fallback-template"

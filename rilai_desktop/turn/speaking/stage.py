@@ -12,14 +12,19 @@ from dataclasses import dataclass, field
 
 from rilai_desktop.contracts import CriticResult, EventKind
 from rilai_desktop.contracts.llm import LLM, Completion, Prefills
-from rilai_desktop.turn import voice, voice_prompt
-from rilai_desktop.turn.council import Council
-from rilai_desktop.turn.critics import Critics, blocking, regeneration_feedback, safety_passed
-from rilai_desktop.turn.influence import agent_influence
+from rilai_desktop.turn.deliberation.council import Council
+from rilai_desktop.turn.deliberation.influence import agent_influence
 from rilai_desktop.turn.ports import Models
 from rilai_desktop.turn.prompts import Prompts
+from rilai_desktop.turn.speaking import voice, voice_prompt
+from rilai_desktop.turn.speaking.critics import (
+    Critics,
+    blocking,
+    regeneration_feedback,
+    safety_passed,
+)
+from rilai_desktop.turn.speaking.voice_guard import voice_guard
 from rilai_desktop.turn.state import Emit, TurnState, VoiceDelta
-from rilai_desktop.turn.voice_guard import voice_guard
 
 Publish = Callable[[VoiceDelta], None]
 CallerScope = Callable[[str], AbstractContextManager[None]]

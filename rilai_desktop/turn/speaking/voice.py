@@ -22,12 +22,11 @@ from collections.abc import Mapping, Sequence
 from typing import Final
 
 from rilai_desktop.contracts.council import INTENTS
-from rilai_desktop.turn.fallback import DEFAULT_VARIANTS, choose, memory_answer
-from rilai_desktop.turn.fallback import kind_of as fallback_kind
 from rilai_desktop.turn.prompts import Prompts
-from rilai_desktop.turn.reply_checks import help_desk_line
-from rilai_desktop.turn.state import TurnState
-from rilai_desktop.turn.voice_prompt import (
+from rilai_desktop.turn.speaking.fallback import DEFAULT_VARIANTS, choose, memory_answer
+from rilai_desktop.turn.speaking.fallback import kind_of as fallback_kind
+from rilai_desktop.turn.speaking.reply_checks import help_desk_line
+from rilai_desktop.turn.speaking.voice_prompt import (
     cut,
     intent_of,
     parse_sections,
@@ -37,6 +36,7 @@ from rilai_desktop.turn.voice_prompt import (
     voice_messages,
     voice_prompt_text,
 )
+from rilai_desktop.turn.state import TurnState
 
 __all__ = [
     "INTENTS",

@@ -18,7 +18,7 @@ from typing import Any, Final, Literal
 from rilai_desktop.contracts import Claim, ClaimType, CouncilDecision, SpeechAct
 from rilai_desktop.contracts.council import INTENTS
 from rilai_desktop.contracts.llm import LLM, Completion, Usage
-from rilai_desktop.turn.council_rules import (
+from rilai_desktop.turn.deliberation.council_rules import (
     ADVICE_DECLINED,
     ADVICE_QUESTION,
     ALWAYS_DO_NOT,

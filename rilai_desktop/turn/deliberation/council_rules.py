@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from typing import Final
 
 from rilai_desktop.contracts.council import INTENTS
-from rilai_desktop.turn.council_cues import (
+from rilai_desktop.turn.deliberation.council_cues import (
     about_rilai,
     good_news,
     hard_news,

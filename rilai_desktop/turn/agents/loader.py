@@ -23,9 +23,9 @@ from pydantic import ValidationError
 from rilai_desktop.contracts import MODULATOR_NAMES, SENSOR_NAMES, AgentManifest, WorkspaceState
 from rilai_desktop.contracts.agent import AgentPriority, ClaimType
 from rilai_desktop.contracts.workspace import STANCE_DIMENSIONS
-from rilai_desktop.turn.agencies import ALL_AGENT_IDS, ALWAYS_ON
+from rilai_desktop.turn.agents.agencies import ALL_AGENT_IDS, ALWAYS_ON
+from rilai_desktop.turn.agents.registry import AgentSpec, Label, Triggers
 from rilai_desktop.turn.prompts import Prompts, manifest_error
-from rilai_desktop.turn.registry import AgentSpec, Label, Triggers
 
 ALLOWED_OUTPUTS: Final[frozenset[str]] = frozenset({"claims", "stance_delta", "memory_candidates"})
 WORKSPACE_SLOTS: Final[frozenset[str]] = frozenset(WorkspaceState.model_fields)
@@ -146,7 +146,7 @@ def _check_agent_set(agents_dir: Path, found: Mapping[str, Path]) -> None:
         raise manifest_error(
             found[extra[0]],
             f"agent(s) not in agencies.py: {', '.join(extra[:5])}",
-            "Remove the file, or add the agent to rilai_desktop/turn/agencies.py",
+            "Remove the file, or add the agent to rilai_desktop/turn/agents/agencies.py",
         )
 
 

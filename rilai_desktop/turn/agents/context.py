@@ -17,8 +17,8 @@ from typing import Any
 
 from rilai_desktop.contracts import StanceVector
 from rilai_desktop.contracts.llm import ChatMessage
+from rilai_desktop.turn.agents.registry import AgentSpec
 from rilai_desktop.turn.prompts import Prompts
-from rilai_desktop.turn.registry import AgentSpec
 from rilai_desktop.turn.state import TurnState
 
 MESSAGE_CHARS = 600  # of the user's message an agent sees (the voice sees more)

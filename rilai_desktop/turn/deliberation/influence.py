@@ -24,11 +24,11 @@ import dataclasses
 from typing import Any, Final
 
 from rilai_desktop.contracts import CouncilDecision
-from rilai_desktop.turn.council import Council
+from rilai_desktop.turn.deliberation.council import Council
+from rilai_desktop.turn.deliberation.reducer import reduce
 from rilai_desktop.turn.prompts import Prompts
-from rilai_desktop.turn.reducer import reduce
+from rilai_desktop.turn.speaking.voice_prompt import answer_block
 from rilai_desktop.turn.state import TurnState
-from rilai_desktop.turn.voice_prompt import answer_block
 
 DECISION_FIELDS: Final[tuple[str, ...]] = (
     "speak",

@@ -134,7 +134,7 @@ class EventPayloadError(EventError):
 
 
 class AgentManifestError(RilaiError):
-    """An agent manifest or prompt under ``prompts/agents/`` is missing, unreadable or wrong.
+    """An agent manifest or a prompt file under ``prompts/`` is missing, unreadable or wrong.
 
     The message names the file; the hints say what to fix. Raised at load time, so a bad
     manifest stops start-up with a clear line instead of a turn failing later.
@@ -144,7 +144,7 @@ class AgentManifestError(RilaiError):
     name = "AgentManifestError"
     recovery_suggestions = [
         "Fix the file named in the message (see docs/agents.md for the manifest fields)",
-        "The agent set must match rilai_desktop/turn/agencies.py exactly",
+        "The agent set must match rilai_desktop/turn/agents/agencies.py exactly",
     ]
 
 

@@ -30,8 +30,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from sensor_embeddings import DEFAULT_CACHE, PROJECT_SET, key, load_cache
 
+from rilai_desktop.contracts.sensor import THRESHOLDS
 from rilai_desktop.turn.sensors.evaluation import auroc, load_labelled, precision_recall
-from rilai_desktop.turn.sensors.fast import THRESHOLDS, FastSensors
+from rilai_desktop.turn.sensors.fast import FastSensors
 from rilai_desktop.turn.sensors.learned import HEADS_FILE, Head, SensorHeads, blend, save_heads
 
 SCRIPT_VERSION = 1

@@ -25,11 +25,12 @@ if TYPE_CHECKING:
     from rilai_desktop.turn.runner import TurnRunner
     from rilai_desktop.turn.sensors import FastSensors
 from rilai_desktop.contracts import EventKind
+from rilai_desktop.contracts.llm import LLM
 from rilai_desktop.llm.manifest import ModelEntry, load_manifest
-from rilai_desktop.llm.port import LLM
 from rilai_desktop.llm.router import ModelRouter
 from rilai_desktop.paths import Paths, ensure_private_dir
 from rilai_desktop.store import EventLog
+from rilai_desktop.turn.prompts import Prompts
 
 
 @dataclass
@@ -225,7 +226,7 @@ def build_engine_parts(core: Core, *, session_id: str | None = None) -> EnginePa
         events=core.event_log,
         models=router,
         memory=MemoryBridge(memory),
-        prompts_dir=core.paths.prompts_dir,
+        prompts=Prompts(core.paths.prompts_dir),
         relay=relay,
         session_id=session_id,
         agent_workers=core.settings.llm.agent_workers,
@@ -251,6 +252,7 @@ class FreshCompanions:
         from rilai_desktop.turn.model_events import ModelEventRelay
 
         self.paths, self.settings, self.root = paths, settings, root
+        self.prompts = Prompts(paths.prompts_dir)  # one reader, shared by every conversation
         self.relay = ModelEventRelay()
         self.router = build_router(paths, settings, self.relay)
         self._embedder: Any = None  # the first conversation's, then shared
@@ -280,7 +282,7 @@ class FreshCompanions:
             events=core.event_log,
             models=self.router,
             memory=MemoryBridge(memory),
-            prompts_dir=paths.prompts_dir,
+            prompts=self.prompts,
             relay=self.relay,
             agent_workers=self.settings.llm.agent_workers,
         )

@@ -1,12 +1,26 @@
-"""Council contracts (seed 000): the decision, the speech act, voice and critics."""
+"""Council contracts (seed 000): the decision, the speech act, voice and critics.
+
+``INTENTS`` are the speech acts the council may choose (``meta`` only by its rules, never
+by the model); the voice has a line of guidance for each.
+"""
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Final, Literal
 
 from pydantic import Field
 
 from rilai_desktop.contracts._base import Contract
+
+INTENTS: Final[tuple[str, ...]] = (
+    "witness",
+    "guide",
+    "clarify",
+    "protect",
+    "celebrate",
+    "observe",
+    "meta",
+)
 
 
 class SpeechAct(Contract):

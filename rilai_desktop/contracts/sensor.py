@@ -1,4 +1,9 @@
-"""Sensor contracts (seed 000): probabilistic reads of the user's message."""
+"""Sensor contracts (seed 000): probabilistic reads of the user's message.
+
+``THRESHOLDS`` is one documented decision threshold per sensor (docs/sensors.md): the turn
+acts on them (``turn/sensors``), the daemon reads rupture with the same one, and the
+evaluation reports precision and recall at them.
+"""
 
 from __future__ import annotations
 
@@ -19,6 +24,21 @@ SENSOR_NAMES: Final[tuple[str, ...]] = (
     "safety_risk",  # Self-harm/violence
     "prompt_injection",  # Manipulation attempts
 )
+
+SAFETY_INTERRUPT_THRESHOLD: Final[float] = 0.5
+INJECTION_THRESHOLD: Final[float] = 0.5
+
+THRESHOLDS: Final[dict[str, float]] = {
+    "vulnerability": 0.5,
+    "advice_requested": 0.5,
+    "relational_bid": 0.5,
+    "ai_feelings_probe": 0.5,
+    "humor_masking": 0.4,
+    "rupture": 0.5,
+    "ambiguity": 0.5,
+    "safety_risk": SAFETY_INTERRUPT_THRESHOLD,
+    "prompt_injection": INJECTION_THRESHOLD,
+}
 
 
 class SensorOutput(Contract):

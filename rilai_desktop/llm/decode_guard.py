@@ -17,6 +17,7 @@ tokens that would complete a banned span are taken out of the running.
   same words tokenized another way can slip through; the critics still review every
   reply, so a guard only makes their failures rarer, it is never what keeps a reply safe.
 
+:class:`DecodeGuard` itself is a value in the model port (``contracts/llm.py``);
 :class:`GuardIndex` is the guard compiled for one prompt; it is pure (token ids in, token
 ids out) so it is tested without a model. ``LlamaCppModel`` applies it as a logits
 processor; ``ScriptedLLM`` records it.
@@ -25,22 +26,10 @@ processor; ``ScriptedLLM`` records it.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+
+from rilai_desktop.contracts.llm import DecodeGuard
 
 Tokenize = Callable[[str], Sequence[int]]
-
-
-@dataclass(frozen=True)
-class DecodeGuard:
-    copy_ngram: int = 0  # ban runs of this many tokens from the prompt or the reply (0: off)
-    phrases: tuple[str, ...] = ()  # never written, at a word start, exactly as cased here
-    # parts of the prompt the reply may quote (what they said that memory recalled: banned,
-    # the 1.5B answered "azuljo tiles for a littleodcast" to keep under the copy limit)
-    allowed: tuple[str, ...] = ()
-
-    def __post_init__(self) -> None:
-        if self.copy_ngram < 0 or self.copy_ngram == 1:
-            raise ValueError(f"copy_ngram must be 0 (off) or at least 2, not {self.copy_ngram}")
 
 
 class GuardIndex:

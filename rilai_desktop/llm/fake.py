@@ -7,6 +7,10 @@ can tell: ``as_messages`` checks, ``<think>`` splitting, ``stop``/``max_tokens``
 schema replies parsed and validated, streams (pieces are the raw generation, ``<think>``
 included; ``result.text`` has it stripped). "Tokens" are whitespace-separated words. A
 ``guard`` is recorded with the request, not applied: scripted text is what a test wants.
+
+``RoleModels`` hands out models by role, like the ``ModelRouter`` (what the turn and the
+daemon ask for); ``agent_answer`` is a ScriptedLLM ``default`` that answers any agent's
+label schema.
 """
 
 from __future__ import annotations
@@ -20,17 +24,17 @@ from dataclasses import dataclass, replace
 from itertools import takewhile
 from typing import Any
 
-from rilai_desktop.llm.errors import ModelCallError, ModelTimeoutError
-from rilai_desktop.llm.port import (
+from rilai_desktop.contracts.llm import (
+    LLM,
     ChatMessage,
     Completion,
     CompletionStream,
     DecodeGuard,
     FinishReason,
     Usage,
-    as_messages,
-    split_reasoning,
 )
+from rilai_desktop.llm.errors import ModelCallError, ModelTimeoutError
+from rilai_desktop.llm.messages import as_messages, split_reasoning
 
 Reply = str | dict[str, Any]
 # A reply computed from the request (e.g. the first label of an agent's enum): for a
@@ -261,3 +265,30 @@ def schema_mismatch(value: Any, schema: Mapping[str, Any], path: str = "$") -> s
         if isinstance(sub, Mapping) and (problem := schema_mismatch(item, sub, where)):
             return problem
     return None
+
+
+class RoleModels:
+    """``for_role(role)``: the model given for that role, else the default."""
+
+    def __init__(self, default: LLM, roles: Mapping[str, LLM] | None = None) -> None:
+        self.default = default
+        self.roles = dict(roles or {})
+
+    def for_role(self, role: str, replica: int = 0) -> LLM:
+        return self.roles.get(f"{role}#{replica}" if replica else role) or self.roles.get(
+            role, self.default
+        )
+
+
+def agent_answer(present: str = "yes", confidence: int = 2, pick: int = 0) -> Responder:
+    """A ScriptedLLM ``default`` for the agents' role: answers every agent's label schema
+    with its ``pick``-th label (cycled), ``present`` and ``confidence``."""
+
+    def answer(request: Request) -> Reply:
+        props = (request.schema or {}).get("properties", {})
+        labels = props.get("label", {}).get("enum")
+        if not labels:
+            raise ValueError("agent_answer() answers agent label schemas only")
+        return {"present": present, "label": labels[pick % len(labels)], "confidence": confidence}
+
+    return answer

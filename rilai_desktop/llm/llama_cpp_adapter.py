@@ -27,8 +27,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from rilai_desktop.contracts import EventKind
+from rilai_desktop.contracts.llm import (
+    ChatMessage,
+    Completion,
+    CompletionStream,
+    DecodeGuard,
+    Usage,
+)
 from rilai_desktop.llm.constrained import ConstrainedDecoder, GrammarSampler, utf8_pieces
-from rilai_desktop.llm.decode_guard import DecodeGuard, GuardIndex
+from rilai_desktop.llm.decode_guard import GuardIndex
 from rilai_desktop.llm.errors import (
     ModelCallError,
     ModelFileCorruptError,
@@ -38,14 +45,7 @@ from rilai_desktop.llm.errors import (
 from rilai_desktop.llm.gguf import CHATML_TEMPLATE, check_file
 from rilai_desktop.llm.json_plan import Node, UnsupportedSchema, compile_schema
 from rilai_desktop.llm.json_writer import JsonWriter, LlamaTokens, ReplyCut, VocabTable
-from rilai_desktop.llm.port import (
-    ChatMessage,
-    Completion,
-    CompletionStream,
-    Usage,
-    as_messages,
-    split_reasoning,
-)
+from rilai_desktop.llm.messages import as_messages, split_reasoning
 
 if TYPE_CHECKING:
     from llama_cpp import LogitsProcessorList

@@ -17,9 +17,9 @@ from typing import Any
 
 from rilai_desktop.config import LLMSettings, RoleSettings
 from rilai_desktop.contracts import EventKind
+from rilai_desktop.contracts.llm import LLM
 from rilai_desktop.llm.errors import ModelError, ModelFileMissingError
 from rilai_desktop.llm.manifest import FALLBACK_ORDER, Manifest, ModelEntry
-from rilai_desktop.llm.port import LLM
 
 EventSink = Callable[[EventKind, dict[str, Any]], None]
 ModelFactory = Callable[[ModelEntry, Path, str], LLM]  # (entry, file, slot)
@@ -65,7 +65,7 @@ class ModelRouter:
 
     def for_role(self, role: str, replica: int = 0) -> LLM:
         """The role's model; ``replica`` > 0 is another llama.cpp context on the same file
-        (the agents run on two at once, one per core: see ``turn/waves.py``)."""
+        (the agents run on two at once, one per core: see ``turn/agents/stage.py``)."""
         slot = role if role in DEDICATED_ROLES else ""
         if role in PARALLEL_ROLES:
             slot = f"{role}#{replica}"

@@ -49,7 +49,7 @@ class Embedder(Protocol):
 
 
 class TextModel(Protocol):
-    """The slice of the model port memory uses (``rilai_desktop.llm.LLM`` satisfies it).
+    """The slice of the model port memory uses (``contracts.llm.LLM`` satisfies it).
 
     ``complete(...)`` returns an object with ``.text`` (the reply; JSON when ``schema`` is
     given). Errors are RilaiErrors; memory wraps them in its own (ExtractionError...).

@@ -1,24 +1,23 @@
 """Wires the turn's stages from ports. The composition root (``app.py``) passes the real
 event log, model router and memory bridge; tests pass a temporary EventLog, ScriptedLLMs
-(``fakes.RoleModels``) and ``fakes.InMemoryTurnMemory``.
+(``llm.fake.RoleModels``) and ``fakes.InMemoryTurnMemory``.
 """
 
 from __future__ import annotations
 
-from pathlib import Path
-
-from rilai_desktop.turn.agent_context import load_system_text
-from rilai_desktop.turn.agent_runner import AgentRunner
-from rilai_desktop.turn.council import Council
-from rilai_desktop.turn.critics import Critics
-from rilai_desktop.turn.loader import load_registry
+from rilai_desktop.turn.agents.context import load_system_text
+from rilai_desktop.turn.agents.loader import load_registry
+from rilai_desktop.turn.agents.runner import AgentRunner
+from rilai_desktop.turn.agents.selection import Scheduler, SchedulerSettings
+from rilai_desktop.turn.agents.stage import WaveStage
+from rilai_desktop.turn.deliberation.council import Council
 from rilai_desktop.turn.model_events import ModelEventRelay
 from rilai_desktop.turn.ports import EventStore, Models, TurnMemory
+from rilai_desktop.turn.prompts import Prompts
 from rilai_desktop.turn.runner import TurnRunner, TurnSettings
-from rilai_desktop.turn.scheduler import Scheduler, SchedulerSettings
 from rilai_desktop.turn.sensors import FastSensors
-from rilai_desktop.turn.speaking import SpeakingStage
-from rilai_desktop.turn.waves import WaveStage
+from rilai_desktop.turn.speaking.critics import Critics
+from rilai_desktop.turn.speaking.stage import SpeakingStage
 
 
 def build_turn_runner(
@@ -26,7 +25,7 @@ def build_turn_runner(
     events: EventStore,
     models: Models,
     memory: TurnMemory | None,
-    prompts_dir: Path,
+    prompts: Prompts,
     relay: ModelEventRelay | None = None,
     scheduler_settings: SchedulerSettings | None = None,
     agent_timeout_s: float = 20.0,
@@ -35,12 +34,14 @@ def build_turn_runner(
     agent_workers: int = 1,
     sensors: FastSensors | None = None,
 ) -> TurnRunner:
-    """``agent_workers`` > 1 runs a wave's agents on that many instances of the agents'
+    """``prompts``: the one reader of ``prompts/`` (the composition root builds it from
+    ``paths.prompts_dir``), handed to every stage that reads a prompt file.
+    ``agent_workers`` > 1 runs a wave's agents on that many instances of the agents'
     model at once (``llm.agent_workers``; the fakes' tests keep 1 unless they test it).
     ``sensors``: the fast sensors (the app passes them with the learned layer; default the
     rules alone)."""
-    registry = load_registry(prompts_dir)
-    system_text = load_system_text(prompts_dir)
+    registry = load_registry(prompts)
+    system_text = load_system_text(prompts)
     runner, *extra = [
         AgentRunner(models.for_role("agents", i), system_text, timeout_s=agent_timeout_s)
         for i in range(max(1, agent_workers))
@@ -52,8 +53,9 @@ def build_turn_runner(
     council_model = models.for_role("council")
     speaking = SpeakingStage(
         models,
-        Council(council_model, prompts_dir=prompts_dir),
-        Critics(council_model if use_judge else None, prompts_dir=prompts_dir),
+        Council(council_model, prompts=prompts),
+        Critics(council_model if use_judge else None, prompts=prompts),
+        prompts,
     )
     return TurnRunner(
         events=events,

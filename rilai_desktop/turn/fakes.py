@@ -2,19 +2,18 @@
 
 - ``InMemoryTurnMemory``: a tiny memory that keeps what a turn commits and recalls it by
   shared words — enough to test that a fact told in one turn reaches a later one.
-- ``RoleModels``: role → model, for ScriptedLLMs (the real one is the ModelRouter).
-- ``agent_answer``: a ScriptedLLM default that answers any agent's label schema.
+
+The model fakes a turn test needs (``ScriptedLLM``, ``RoleModels`` for role → model and
+``agent_answer`` for the agents' label schemas) are in ``llm/fake.py``: the turn talks to
+models through the port in ``contracts/llm.py`` only.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from rilai_desktop.llm.fake import Reply, Request, Responder
-from rilai_desktop.llm.port import LLM
 from rilai_desktop.turn.ports import CommitPlan, Recall
 
 _WORD = re.compile(r"[a-z0-9']+")
@@ -64,30 +63,3 @@ class InMemoryTurnMemory:
                 self.facts.append({"fact": cand.content, "category": "other"})
                 added += 1
         return {"facts_new": added, "episodes": episodes}
-
-
-class RoleModels:
-    """``for_role(role)``: the model given for that role, else the default."""
-
-    def __init__(self, default: LLM, roles: Mapping[str, LLM] | None = None) -> None:
-        self.default = default
-        self.roles = dict(roles or {})
-
-    def for_role(self, role: str, replica: int = 0) -> LLM:
-        return self.roles.get(f"{role}#{replica}" if replica else role) or self.roles.get(
-            role, self.default
-        )
-
-
-def agent_answer(present: str = "yes", confidence: int = 2, pick: int = 0) -> Responder:
-    """A ScriptedLLM ``default`` for the agents' role: answers every agent's label schema
-    with its ``pick``-th label (cycled), ``present`` and ``confidence``."""
-
-    def answer(request: Request) -> Reply:
-        props = (request.schema or {}).get("properties", {})
-        labels = props.get("label", {}).get("enum")
-        if not labels:
-            raise ValueError("agent_answer() answers agent label schemas only")
-        return {"present": present, "label": labels[pick % len(labels)], "confidence": confidence}
-
-    return answer

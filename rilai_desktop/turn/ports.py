@@ -14,7 +14,7 @@ from datetime import datetime
 from typing import Any, Protocol
 
 from rilai_desktop.contracts import EngineEvent, EventKind, MemoryCandidate
-from rilai_desktop.llm.port import LLM
+from rilai_desktop.contracts.llm import LLM
 
 
 class EventStore(Protocol):

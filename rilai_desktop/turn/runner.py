@@ -30,7 +30,8 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from rilai_desktop.contracts import EngineEvent, EventKind
-from rilai_desktop.turn.agent_context import lead_context, turn_context
+from rilai_desktop.turn.agents.context import lead_context, turn_context
+from rilai_desktop.turn.agents.stage import WaveStage
 from rilai_desktop.turn.commit import plan_commit
 from rilai_desktop.turn.model_events import ModelEventRelay
 from rilai_desktop.turn.ports import EventStore, Recall, TurnMemory
@@ -44,9 +45,8 @@ from rilai_desktop.turn.sensors import (
 )
 from rilai_desktop.turn.sensors.safety_dwell import careful_reading
 from rilai_desktop.turn.session import CAREFUL_FLAG, CAREFUL_TURNS, SessionState, restore
-from rilai_desktop.turn.speaking import SpeakingStage, Spoken
+from rilai_desktop.turn.speaking.stage import SpeakingStage, Spoken
 from rilai_desktop.turn.state import TurnState, VoiceDelta
-from rilai_desktop.turn.waves import WaveStage
 
 Update = EngineEvent | VoiceDelta
 

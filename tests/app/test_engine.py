@@ -19,10 +19,10 @@ from rilai_desktop.contracts import EngineEvent, EventKind
 from rilai_desktop.daemon.clock import FakeClock
 from rilai_desktop.daemon.delivery import RecordingDelivery
 from rilai_desktop.errors import EngineClosedError
-from rilai_desktop.llm.fake import ScriptedLLM
+from rilai_desktop.llm.fake import RoleModels, ScriptedLLM, agent_answer
 from rilai_desktop.paths import REPO_ROOT, resolve_paths
 from rilai_desktop.turn.factory import build_turn_runner
-from rilai_desktop.turn.fakes import RoleModels, agent_answer
+from rilai_desktop.turn.prompts import Prompts
 from rilai_desktop.turn.state import VoiceDelta
 
 VOICE_REPLY = "That sounds like a full day. How are you feeling about it now?"
@@ -56,7 +56,7 @@ def engine(monkeypatch: pytest.MonkeyPatch, rilai_home: Path) -> Iterator[Engine
         events=core.event_log,
         models=models,
         memory=MemoryBridge(memory),
-        prompts_dir=REPO_ROOT / "prompts",
+        prompts=Prompts(REPO_ROOT / "prompts"),
         use_judge=False,
     )
     engine = Engine(EngineParts(core, models, memory, runner))

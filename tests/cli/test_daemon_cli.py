@@ -28,10 +28,10 @@ from rilai_desktop.daemon.scheduler import (
     stored_jobs,
 )
 from rilai_desktop.daemon.service import Daemon
-from rilai_desktop.llm.fake import ScriptedLLM
+from rilai_desktop.llm.fake import RoleModels, ScriptedLLM
 from rilai_desktop.paths import resolve_paths
 from rilai_desktop.turn.factory import build_turn_runner
-from rilai_desktop.turn.fakes import InMemoryTurnMemory, RoleModels
+from rilai_desktop.turn.fakes import InMemoryTurnMemory
 from tests.cli_runner import Run
 from tests.turn.conftest import AGENT_REPLY, PROMPTS, VOICE_REPLY, StubRouter
 
@@ -139,7 +139,7 @@ def ctx() -> Iterator[Context]:
         },
     )
     runner = build_turn_runner(
-        events=log, models=models, memory=InMemoryTurnMemory(), prompts_dir=PROMPTS, use_judge=False
+        events=log, models=models, memory=InMemoryTurnMemory(), prompts=PROMPTS, use_judge=False
     )
     context._engine = Engine(EngineParts(context.core(), StubRouter(), None, runner))
     yield context

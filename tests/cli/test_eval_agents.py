@@ -12,9 +12,9 @@ from rilai_desktop.app.engine import Engine, EngineParts
 from rilai_desktop.cli import main
 from rilai_desktop.cli.commands import chat_cmd, eval_agents
 from rilai_desktop.cli.commands._context import Context
-from rilai_desktop.llm.fake import Request, ScriptedLLM
+from rilai_desktop.llm.fake import Request, RoleModels, ScriptedLLM
 from rilai_desktop.turn.factory import build_turn_runner
-from rilai_desktop.turn.fakes import InMemoryTurnMemory, RoleModels
+from rilai_desktop.turn.fakes import InMemoryTurnMemory
 from tests.turn.conftest import PROMPTS, VOICE_REPLY, StubRouter
 
 
@@ -49,7 +49,7 @@ def ctx() -> Iterator[Context]:
         events=context.event_log(),
         models=models,
         memory=InMemoryTurnMemory(),
-        prompts_dir=PROMPTS,
+        prompts=PROMPTS,
         use_judge=False,
     )
     context._engine = Engine(EngineParts(context.core(), StubRouter(), None, runner))

@@ -21,13 +21,13 @@ from rilai_desktop.cli.commands._context import Context
 from rilai_desktop.cli.evaluation.conversations import DEFAULT_SET, load_conversations
 from rilai_desktop.cli.evaluation.plain import PLAIN_SYSTEM, LLMPlainChat
 from rilai_desktop.cli.evaluation.replies import private_texts
-from rilai_desktop.llm.fake import ScriptedLLM
+from rilai_desktop.contracts.council import INTENTS
+from rilai_desktop.llm.fake import RoleModels, ScriptedLLM
 from rilai_desktop.store import EventLog
-from rilai_desktop.turn import voice_prompt
-from rilai_desktop.turn.council_rules import INTENTS
 from rilai_desktop.turn.factory import build_turn_runner
-from rilai_desktop.turn.fakes import InMemoryTurnMemory, RoleModels
+from rilai_desktop.turn.fakes import InMemoryTurnMemory
 from rilai_desktop.turn.runner import TurnRunner
+from rilai_desktop.turn.speaking import voice_prompt
 from tests.cli_runner import Run
 from tests.turn.conftest import AGENT_REPLY, PROMPTS, VOICE_REPLY
 
@@ -99,7 +99,7 @@ class FakeCompanions:
             events=log,
             models=models,
             memory=InMemoryTurnMemory(),
-            prompts_dir=PROMPTS,
+            prompts=PROMPTS,
             use_judge=False,
         )
         return FakeCompanion(runner, log)
@@ -297,13 +297,15 @@ def test_private_texts_are_the_critics_and_every_attempts_feedback(tmp_path: Pat
     try:
         result = companion.runner.run_turn("My cat Pixel has been sick all week.")
         fix = "Say it in your own words."
-        texts = private_texts(result.state, [fix, fix])
-        critics = voice_prompt.private_texts(result.state, [fix])
+        texts = private_texts(result.state, [fix, fix], prompts=PROMPTS)
+        critics = voice_prompt.private_texts(result.state, [fix], prompts=PROMPTS)
         assert texts[: len(critics)] == critics  # the list the critics check against
         assert texts.count(fix) == 1 and any(fix in t for t in critics)
         assert not any("Pixel" in t for t in texts)  # their own words are not private
         protect = companion.runner.run_turn("I want to kill myself")
-        assert private_texts(protect.state) == []  # the fixed safety text has no prompt
+        assert (
+            private_texts(protect.state, prompts=PROMPTS) == []
+        )  # the fixed safety text has no prompt
     finally:
         companion.runner.wait_warm()
         companion.log.close()

@@ -14,9 +14,9 @@ from rilai_desktop.app.engine import Engine, EngineParts
 from rilai_desktop.cli.commands import chat_cmd, shell_cmd, synthetic_cmd
 from rilai_desktop.cli.commands._context import Context
 from rilai_desktop.errors import ScenarioError
-from rilai_desktop.llm.fake import ScriptedLLM
+from rilai_desktop.llm.fake import RoleModels, ScriptedLLM
 from rilai_desktop.turn.factory import build_turn_runner
-from rilai_desktop.turn.fakes import InMemoryTurnMemory, RoleModels
+from rilai_desktop.turn.fakes import InMemoryTurnMemory
 from tests.turn.conftest import AGENT_REPLY, PROMPTS, VOICE_REPLY, StubRouter
 
 
@@ -36,7 +36,7 @@ def ctx() -> Iterator[Context]:
         events=log,
         models=models,
         memory=InMemoryTurnMemory(),
-        prompts_dir=PROMPTS,
+        prompts=PROMPTS,
         use_judge=False,
     )
     context._engine = Engine(EngineParts(context.core(), StubRouter(), None, runner))

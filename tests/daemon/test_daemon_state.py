@@ -15,10 +15,10 @@ from rilai_desktop.contracts import EngineEvent, EventKind
 from rilai_desktop.daemon.clock import FakeClock
 from rilai_desktop.daemon.service import Daemon, LiveStateBusy
 from rilai_desktop.errors import EventPayloadError
-from rilai_desktop.llm.fake import ScriptedLLM
+from rilai_desktop.llm.fake import RoleModels, ScriptedLLM
 from rilai_desktop.store import EventLog
 from rilai_desktop.turn.factory import build_turn_runner
-from rilai_desktop.turn.fakes import InMemoryTurnMemory, RoleModels
+from rilai_desktop.turn.fakes import InMemoryTurnMemory
 from rilai_desktop.turn.runner import TurnRunner
 from rilai_desktop.turn.session import restore
 from tests.turn.conftest import AGENT_REPLY, PROMPTS, VOICE_REPLY
@@ -180,7 +180,7 @@ def _runner(log: EventLog) -> TurnRunner:
         },
     )
     return build_turn_runner(
-        events=log, models=models, memory=InMemoryTurnMemory(), prompts_dir=PROMPTS, use_judge=False
+        events=log, models=models, memory=InMemoryTurnMemory(), prompts=PROMPTS, use_judge=False
     )
 
 

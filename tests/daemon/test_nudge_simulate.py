@@ -14,6 +14,7 @@ from rilai_desktop.daemon.nudges.controls import NudgeInputError
 from rilai_desktop.daemon.nudges.day import DEFAULT_DAY
 from rilai_desktop.daemon.nudges.scenario import parse_scenario, resolve_time
 from rilai_desktop.daemon.nudges.simulate import MemoryEventLog, SimResult, simulate
+from rilai_desktop.turn.sensors import FastSensors
 
 PLUS1 = timezone(timedelta(hours=1))
 START = datetime(2025, 3, 10, 7, 0, tzinfo=PLUS1)
@@ -28,6 +29,7 @@ def play(text: str = DEFAULT_DAY, hours: float = 24, **nudges: object) -> SimRes
         hours=hours,
         nudges=NudgeSettings(**nudges),  # type: ignore[arg-type]
         daemon=DaemonSettings(),
+        sense=FastSensors().read,
         tz=PLUS1,
     )
 

@@ -10,6 +10,7 @@ import pytest
 from rilai_desktop.app.build import build_router
 from rilai_desktop.config import Settings
 from rilai_desktop.contracts import EventKind
+from rilai_desktop.contracts.llm import Completion
 from rilai_desktop.llm.errors import (
     BadRequestError,
     ModelFileCorruptError,
@@ -18,7 +19,6 @@ from rilai_desktop.llm.errors import (
     PromptTooLongError,
 )
 from rilai_desktop.llm.llama_cpp_adapter import LlamaCppModel, LlamaOptions
-from rilai_desktop.llm.port import Completion
 from rilai_desktop.paths import resolve_paths
 from tests.e2e.conftest import model_path
 
@@ -88,7 +88,7 @@ def test_no_chat_template_is_an_error_when_configured(no_template_gguf: Path) ->
 
 
 def model_messages(text: str) -> list:
-    from rilai_desktop.llm.port import ChatMessage
+    from rilai_desktop.contracts.llm import ChatMessage
 
     return [ChatMessage("user", text)]
 

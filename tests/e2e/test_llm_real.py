@@ -13,8 +13,8 @@ from rilai_desktop.contracts.agent_schema import (
     agent_output_from_reply,
     agent_reply_schema,
 )
+from rilai_desktop.contracts.llm import Completion, CompletionStream, DecodeGuard
 from rilai_desktop.llm.llama_cpp_adapter import LlamaCppModel
-from rilai_desktop.llm.port import Completion, CompletionStream, DecodeGuard
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 DATA = Path(__file__).resolve().parents[1] / "data"

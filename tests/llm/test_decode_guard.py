@@ -12,7 +12,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from rilai_desktop.llm.decode_guard import DecodeGuard, GuardIndex
+from rilai_desktop.contracts.llm import DecodeGuard
+from rilai_desktop.llm.decode_guard import GuardIndex
 from rilai_desktop.llm.fake import ScriptedLLM
 
 _VOCAB: dict[str, int] = {}

@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from rilai_desktop.contracts.llm import LLM, ChatMessage, Completion, CompletionStream
 from rilai_desktop.llm.errors import (
     BadRequestError,
     ModelCallError,
@@ -14,7 +15,6 @@ from rilai_desktop.llm.errors import (
     PromptTooLongError,
 )
 from rilai_desktop.llm.fake import Request, ScriptedLLM, schema_mismatch
-from rilai_desktop.llm.port import LLM, ChatMessage, Completion, CompletionStream
 
 HI = [{"role": "user", "content": "hi"}]
 

@@ -220,7 +220,7 @@ def test_a_quote_first_token_closes_and_the_quote_joins_the_fixed_text() -> None
 
 
 def _label_node() -> Any:
-    from rilai_desktop.turn.agent_labels import label_schema
+    from rilai_desktop.turn.agents.labels import label_schema
 
     return compile_schema(label_schema(["lonely", "low", "happy", "hurt"]))
 
@@ -250,8 +250,8 @@ def test_a_label_answer_round_trips_through_the_plan(reply: dict[str, Any]) -> N
 @settings(max_examples=60, deadline=None)
 @given(seed=st.integers(0, 10_000))
 def test_a_label_answer_always_fits_the_plan_whatever_the_model_prefers(seed: int) -> None:
-    from rilai_desktop.turn.agent_labels import SPAN_CHARS
-    from rilai_desktop.turn.agent_runner import MAX_TOKENS
+    from rilai_desktop.turn.agents.labels import SPAN_CHARS
+    from rilai_desktop.turn.agents.runner import MAX_TOKENS
 
     node = _label_node()
     model = ToyModel("}", noise=3.0, seed=seed)

@@ -6,16 +6,15 @@ from collections.abc import Iterator
 
 import pytest
 
-from rilai_desktop.llm.errors import BadRequestError, ModelError
-from rilai_desktop.llm.fake import ScriptedLLM
-from rilai_desktop.llm.port import (
+from rilai_desktop.contracts.llm import (
     LLM,
     ChatMessage,
     Completion,
     CompletionStream,
-    as_messages,
-    split_reasoning,
 )
+from rilai_desktop.llm.errors import BadRequestError, ModelError
+from rilai_desktop.llm.fake import ScriptedLLM
+from rilai_desktop.llm.messages import as_messages, split_reasoning
 
 # ── as_messages ──────────────────────────────────────────────────────────────
 

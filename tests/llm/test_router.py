@@ -12,6 +12,7 @@ import pytest
 
 from rilai_desktop.config import LLMSettings, RoleSettings
 from rilai_desktop.contracts import EventKind
+from rilai_desktop.contracts.llm import LLM
 from rilai_desktop.contracts.payloads import PAYLOAD_MODELS
 from rilai_desktop.llm.errors import (
     ManifestError,
@@ -21,7 +22,6 @@ from rilai_desktop.llm.errors import (
 )
 from rilai_desktop.llm.fake import ScriptedLLM
 from rilai_desktop.llm.manifest import Manifest, ModelEntry, ModelSource
-from rilai_desktop.llm.port import LLM
 from rilai_desktop.llm.router import ROLES, ModelRouter
 
 HI = [{"role": "user", "content": "hi"}]

@@ -8,15 +8,24 @@ from pathlib import Path
 
 import pytest
 
-from rilai_desktop.llm.fake import ScriptedLLM
+from rilai_desktop.llm.fake import RoleModels, ScriptedLLM, agent_answer
 from rilai_desktop.paths import REPO_ROOT
 from rilai_desktop.store import EventLog
 from rilai_desktop.turn.factory import build_turn_runner
-from rilai_desktop.turn.fakes import InMemoryTurnMemory, RoleModels, agent_answer
+from rilai_desktop.turn.fakes import InMemoryTurnMemory
 from rilai_desktop.turn.model_events import ModelEventRelay
+from rilai_desktop.turn.prompts import Prompts
 from rilai_desktop.turn.runner import TurnRunner
 
-PROMPTS = REPO_ROOT / "prompts"
+PROMPTS_DIR = REPO_ROOT / "prompts"
+
+
+def repo_prompts() -> Prompts:
+    """A reader of the repository's own ``prompts/`` folder (what the app reads)."""
+    return Prompts(PROMPTS_DIR)
+
+
+PROMPTS = repo_prompts()
 
 # every agent answers its first label, present, confidence 2 (agents answer with labels:
 # docs/agents.md, "Output")
@@ -75,7 +84,7 @@ def _runner(
         events=log,
         models=models,
         memory=memory,
-        prompts_dir=PROMPTS,
+        prompts=PROMPTS,
         relay=relay,
         use_judge=False,
     )

@@ -10,15 +10,15 @@ import pytest
 
 from rilai_desktop.contracts import AgentOutput, EventKind, SensorOutput
 from rilai_desktop.llm.fake import ScriptedLLM
-from rilai_desktop.turn.agent_labels import compose_output, grounded_span
-from rilai_desktop.turn.agent_runner import AgentRunner
-from rilai_desktop.turn.council import Council
-from rilai_desktop.turn.deliberation import build_graph, contested
-from rilai_desktop.turn.grounding import copied_run
-from rilai_desktop.turn.influence import agent_influence
-from rilai_desktop.turn.loader import AgentRegistry, load_registry
-from rilai_desktop.turn.reducer import reduce
-from rilai_desktop.turn.registry import AgentSpec
+from rilai_desktop.turn.agents.grounding import copied_run
+from rilai_desktop.turn.agents.labels import compose_output, grounded_span
+from rilai_desktop.turn.agents.loader import AgentRegistry, load_registry
+from rilai_desktop.turn.agents.registry import AgentSpec
+from rilai_desktop.turn.agents.runner import AgentRunner
+from rilai_desktop.turn.deliberation.council import Council
+from rilai_desktop.turn.deliberation.influence import agent_influence
+from rilai_desktop.turn.deliberation.reducer import reduce
+from rilai_desktop.turn.deliberation.rounds import build_graph, contested
 from rilai_desktop.turn.state import TurnState
 from tests.turn.conftest import PROMPTS, Rig
 
@@ -201,7 +201,7 @@ def test_the_council_puts_label_claims_in_the_notes_and_influence_says_whose() -
         ("emotion.stress", answer("work", present="no")),
     )
     state = state_for(LONELY, outs, vulnerability=0.7)
-    council = Council()
+    council = Council(prompts=PROMPTS)
     outcome = council.decide(state)
     state.decision = outcome.decision
     assert outcome.decision.speech_act.intent == "witness"
@@ -219,7 +219,7 @@ def test_a_stance_nudge_alone_can_change_the_fallback_intent() -> None:
     outs = outputs(("emotion.wellbeing", answer("sad", confidence=3)))
     state = state_for("the weekend was a bit meh", outs)
     state.claims = []  # only the stance nudge is left
-    council = Council()
+    council = Council(prompts=PROMPTS)
     state.decision = council.decide(state).decision
     assert state.decision.speech_act.intent == "witness"
     influence = agent_influence(state, council, used_model=False)
@@ -229,7 +229,7 @@ def test_a_stance_nudge_alone_can_change_the_fallback_intent() -> None:
 def test_quiet_agents_change_nothing() -> None:
     outs = outputs(("emotion.wellbeing", answer("sad", present="no")))
     state = state_for("hello there", outs)
-    council = Council()
+    council = Council(prompts=PROMPTS)
     state.decision = council.decide(state).decision
     influence = agent_influence(state, council, used_model=False)
     assert not influence["changed_decision"] and not influence["changed_notes"]

@@ -11,18 +11,19 @@ import pytest
 from rilai_desktop.contracts import MODULATOR_NAMES, SENSOR_NAMES, WorkspaceState
 from rilai_desktop.contracts.agent import AgentPriority
 from rilai_desktop.errors import AgentManifestError, RilaiError
-from rilai_desktop.paths import REPO_ROOT
-from rilai_desktop.turn.agencies import ALL_AGENT_IDS, ALWAYS_ON
-from rilai_desktop.turn.council import ADVICE_WORDING, FIRST_PERSON
-from rilai_desktop.turn.loader import (
+from rilai_desktop.paths import REPO_ROOT, resolve_paths
+from rilai_desktop.turn.agents.agencies import ALL_AGENT_IDS, ALWAYS_ON
+from rilai_desktop.turn.agents.loader import (
     AgentRegistry,
-    default_prompts_dir,
     load_registry,
     yaml_mapping,
 )
+from rilai_desktop.turn.deliberation.council import ADVICE_WORDING, FIRST_PERSON
+from rilai_desktop.turn.prompts import Prompts
+from tests.turn.conftest import repo_prompts
 
-PROMPTS = default_prompts_dir()
-AGENTS = PROMPTS / "agents"
+PROMPTS = repo_prompts()
+AGENTS = PROMPTS.folder / "agents"
 # five or more single words separated by commas (optionally "and"/"or" after the comma)
 WORD_LIST = re.compile(r"\w+(?:\s*,\s*(?:(?:and|or)\s+)?\w+){4,}")
 # an example claim, or any quoted sentence (three or more words) the model could copy
@@ -53,7 +54,7 @@ def _yaml(agent_id: str) -> Path:
 
 
 def test_default_prompts_dir_is_the_repo_prompts_folder() -> None:
-    assert default_prompts_dir() == REPO_ROOT / "prompts"
+    assert repo_prompts().folder == REPO_ROOT / "prompts" == resolve_paths({}).prompts_dir
 
 
 def test_all_44_agents_load_in_the_agencies_order(registry: AgentRegistry) -> None:
@@ -175,7 +176,7 @@ def prompts_copy(tmp_path: Path) -> Path:
 
 def _expect_error(prompts_dir: Path, *fragments: str) -> AgentManifestError:
     with pytest.raises(AgentManifestError) as info:
-        load_registry(prompts_dir)
+        load_registry(Prompts(prompts_dir))
     err = info.value
     assert isinstance(err, RilaiError)
     assert err.code == "RIL-050"
@@ -186,7 +187,7 @@ def _expect_error(prompts_dir: Path, *fragments: str) -> AgentManifestError:
 
 
 def test_a_clean_copy_loads(prompts_copy: Path) -> None:
-    assert len(load_registry(prompts_copy)) == 44
+    assert len(load_registry(Prompts(prompts_copy))) == 44
 
 
 def test_bad_yaml_is_refused_naming_the_file(prompts_copy: Path) -> None:
@@ -278,7 +279,7 @@ def test_underscore_files_and_folders_are_not_agents(prompts_copy: Path) -> None
     (prompts_copy / "agents" / "_drafts").mkdir()
     (prompts_copy / "agents" / "_drafts" / "idea.yaml").write_text("nonsense: [", "utf-8")
     (prompts_copy / "agents" / "social" / "_notes.yaml").write_text("x: 1\n", "utf-8")
-    assert len(load_registry(prompts_copy)) == 44
+    assert len(load_registry(Prompts(prompts_copy))) == 44
 
 
 def test_a_manifest_without_triggers_loads_with_empty_triggers(prompts_copy: Path) -> None:
@@ -286,7 +287,7 @@ def test_a_manifest_without_triggers_loads_with_empty_triggers(prompts_copy: Pat
     text = path.read_text("utf-8")
     head, rest = text.split("triggers:")
     path.write_text(head + "labels:" + rest.split("labels:")[1], encoding="utf-8")
-    spec = load_registry(prompts_copy).get("creative.synthesizer")
+    spec = load_registry(Prompts(prompts_copy)).get("creative.synthesizer")
     assert not spec.triggers.sensors and not spec.triggers.keywords
 
 
@@ -296,14 +297,14 @@ def test_registry_get_unknown_raises_key_error(registry: AgentRegistry) -> None:
 
 
 def test_yaml_mapping_reads_a_shipped_manifest() -> None:
-    data = yaml_mapping(_yaml("resource.financial"))
+    data = yaml_mapping(PROMPTS, _yaml("resource.financial"))
     assert data["id"] == "resource.financial"
     assert isinstance(data["triggers"], dict)
 
 
 def test_the_system_prompt_names_the_answer_fields() -> None:
     """Changed on purpose (issue 16): agents answer present / label / confidence / span."""
-    system = (PROMPTS / "agents" / "_system.md").read_text(encoding="utf-8")
+    system = (AGENTS / "_system.md").read_text(encoding="utf-8")
     for word in ("present", "label", "confidence", "span", "copied exactly"):
         assert word in system
     assert len(system.split()) <= 80
@@ -327,4 +328,4 @@ def test_bad_labels_are_refused(prompts_copy: Path, block: str, problem: str) ->
     text = path.read_text("utf-8")
     path.write_text(text.split("labels:")[0] + block + "\n", encoding="utf-8")
     with pytest.raises(AgentManifestError, match=problem):
-        load_registry(prompts_copy)
+        load_registry(Prompts(prompts_copy))

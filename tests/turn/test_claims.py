@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from rilai_desktop.contracts import Claim, ClaimType
-from rilai_desktop.turn.claims import (
+from rilai_desktop.turn.deliberation.claims import (
     canonical,
     dedupe_claims,
     negated,

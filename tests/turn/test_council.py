@@ -12,18 +12,20 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from rilai_desktop.contracts import Claim, ClaimType, SensorOutput, StanceVector
+from rilai_desktop.contracts.llm import ChatMessage, Completion, CompletionStream, Usage
 from rilai_desktop.llm.errors import ModelCallError
 from rilai_desktop.llm.fake import ScriptedLLM
-from rilai_desktop.llm.port import ChatMessage, Completion, CompletionStream, Usage
-from rilai_desktop.turn.council import INTENT_SCHEMA, INTENTS, Council, CouncilOutcome
-from rilai_desktop.turn.council_rules import (
+from rilai_desktop.turn.deliberation.council import INTENT_SCHEMA, INTENTS, Council, CouncilOutcome
+from rilai_desktop.turn.deliberation.council_rules import (
     ALWAYS_DO_NOT,
     MEMORY_POINT,
     clean,
     is_bare_ack,
     memory_question,
 )
+from rilai_desktop.turn.prompts import Prompts
 from rilai_desktop.turn.state import RoundResult, TurnState
+from tests.turn.conftest import PROMPTS
 
 # ── helpers ──────────────────────────────────────────────────────────────────────────
 
@@ -71,7 +73,7 @@ def make_state(
 
 
 def decide(state: TurnState, model: Any = None) -> CouncilOutcome:
-    return Council(model).decide(state)
+    return Council(model, prompts=PROMPTS).decide(state)
 
 
 def untouched() -> ScriptedLLM:
@@ -424,10 +426,10 @@ def test_a_custom_prompts_dir_is_used_and_a_broken_one_falls_back(tmp_path: Path
     (tmp_path / "council").mkdir()
     (tmp_path / "council" / "intent.md").write_text("CUSTOM {message} | {claims}")
     model = ScriptedLLM([{"intent": "observe", "tone": "warm"}] * 2)
-    Council(model, prompts_dir=tmp_path).decide(make_state("hi there"))
+    Council(model, prompts=Prompts(tmp_path)).decide(make_state("hi there"))
     assert model.requests[0].messages[0].content.startswith("CUSTOM hi there | (none)")
     (tmp_path / "council" / "intent.md").write_text("no placeholders here")
-    Council(model, prompts_dir=tmp_path).decide(make_state("hi there"))
+    Council(model, prompts=Prompts(tmp_path)).decide(make_state("hi there"))
     assert "Message: hi there" in model.requests[1].messages[0].content
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from rilai_desktop.llm.fake import ScriptedLLM
-from rilai_desktop.turn.council import Council
-from rilai_desktop.turn.council_cues import (
+from rilai_desktop.turn.deliberation.council import Council
+from rilai_desktop.turn.deliberation.council_cues import (
     about_rilai,
     good_news,
     hard_news,
@@ -14,13 +14,14 @@ from rilai_desktop.turn.council_cues import (
     says_little,
 )
 from rilai_desktop.turn.state import TurnState
+from tests.turn.conftest import PROMPTS
 
 
 def intent_of(text: str) -> tuple[str, bool]:
     """The council's intent with no sensor readings, and whether the model was asked."""
-    out = Council(ScriptedLLM(default={"intent": "observe", "tone": "warm"})).decide(
-        TurnState(session_id="s", turn_id=1, user_text=text)
-    )
+    out = Council(
+        ScriptedLLM(default={"intent": "observe", "tone": "warm"}), prompts=PROMPTS
+    ).decide(TurnState(session_id="s", turn_id=1, user_text=text))
     return out.decision.speech_act.intent, out.used_model
 
 

@@ -11,20 +11,22 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from rilai_desktop.contracts import CouncilDecision, CriticResult, SensorOutput, SpeechAct
+from rilai_desktop.contracts.llm import Usage
 from rilai_desktop.llm.errors import ModelCallError
 from rilai_desktop.llm.fake import ScriptedLLM
-from rilai_desktop.llm.port import Usage
-from rilai_desktop.turn.critic_copies import copied_share
-from rilai_desktop.turn.critics import (
+from rilai_desktop.turn.ports import Recall
+from rilai_desktop.turn.prompts import Prompts
+from rilai_desktop.turn.speaking.critic_copies import copied_share
+from rilai_desktop.turn.speaking.critic_judge import VERDICT_SCHEMA
+from rilai_desktop.turn.speaking.critics import (
     CRITIC_NAMES,
-    VERDICT_SCHEMA,
     Critics,
     blocking,
     regeneration_feedback,
     safety_passed,
 )
-from rilai_desktop.turn.ports import Recall
 from rilai_desktop.turn.state import TurnState
+from tests.turn.conftest import PROMPTS
 
 # ── helpers ──────────────────────────────────────────────────────────────────────────
 
@@ -81,7 +83,7 @@ TEMPLATE_HISTORY = [
 
 
 def result(reply: str, state: TurnState, critic: str, judge: Any = None) -> CriticResult:
-    results = Critics(judge).review(reply, state)
+    results = Critics(judge, prompts=PROMPTS).review(reply, state)
     return next(r for r in results if r.critic == critic)
 
 
@@ -92,7 +94,7 @@ WITNESS: dict[str, Any] = {"intent": "witness", "do_not": ["give advice", "sugge
 
 
 def test_review_returns_one_result_per_critic_in_order() -> None:
-    results = Critics().review("That sounds like a lot. I'm here.", make_state())
+    results = Critics(prompts=PROMPTS).review("That sounds like a lot. I'm here.", make_state())
     assert [r.critic for r in results] == list(CRITIC_NAMES)
     assert all(r.passed and r.severity == "info" and r.suggestions == [] for r in results)
 
@@ -181,7 +183,7 @@ def test_a_soft_suggestion_without_a_judge_fails_conservatively_and_says_so() ->
 
 def test_the_judge_decides_a_soft_suggestion() -> None:
     judge = ScriptedLLM([{"verdict": "pass"}, {"verdict": "fail"}])
-    critics = Critics(judge)
+    critics = Critics(judge, prompts=PROMPTS)
     state = make_state(**WITNESS)
     first = critics.review("That sounds heavy. Maybe you could rest.", state)[0]
     assert first.passed and "judge: pass" in first.reason
@@ -199,7 +201,7 @@ def test_the_judge_decides_a_soft_suggestion() -> None:
 
 def test_the_judge_is_not_asked_when_the_cheap_check_is_clear() -> None:
     judge = ScriptedLLM()
-    critics = Critics(judge)
+    critics = Critics(judge, prompts=PROMPTS)
     critics.review("You should rest.", make_state(**WITNESS))
     critics.review("I'm listening.", make_state(**WITNESS))
     assert judge.requests == []
@@ -209,7 +211,7 @@ def test_a_failing_judge_fails_conservatively() -> None:
     judge = ScriptedLLM()
     judge.enqueue_error(ModelCallError("judge crashed"))
     judge.enqueue_timeout()
-    critics = Critics(judge)
+    critics = Critics(judge, prompts=PROMPTS)
     first = critics.review("Maybe you could rest.", make_state(**WITNESS))[0]
     assert not first.passed and "judge error (ModelCallError)" in first.reason
     second = critics.review("Maybe you could rest.", make_state(**WITNESS))[0]
@@ -220,7 +222,7 @@ def test_judge_prompts_come_from_the_prompts_dir(tmp_path: Path) -> None:
     (tmp_path / "critics").mkdir()
     (tmp_path / "critics" / "premature_advice.md").write_text("JUDGE ADVICE: {reply}")
     judge = ScriptedLLM([{"verdict": "pass"}])
-    Critics(judge, prompts_dir=tmp_path).review("Maybe you could rest.", make_state(**WITNESS))
+    Critics(judge, prompts=Prompts(tmp_path)).review("Maybe you could rest.", make_state(**WITNESS))
     assert judge.requests[0].messages[0].content == "JUDGE ADVICE: Maybe you could rest."
     for name in ("premature_advice", "truthfulness"):
         shipped = Path(__file__).parents[2] / "prompts" / "critics" / f"{name}.md"
@@ -379,7 +381,7 @@ def test_healthy_connection_passes_calibration(reply: str) -> None:
     ],
 )
 def test_cliches_are_warnings_not_blocking(reply: str) -> None:
-    results = Critics().review(reply, make_state())
+    results = Critics(prompts=PROMPTS).review(reply, make_state())
     r = next(x for x in results if x.critic == "cliches")
     assert not r.passed and r.severity == "warning"
     assert r not in blocking(results)
@@ -487,7 +489,7 @@ def test_coherent_replies(reply: str, state: TurnState) -> None:
     ],
 )
 def test_encouraging_self_harm_or_methods_fails_critically_under_any_intent(reply: str) -> None:
-    results = Critics().review(reply, make_state(intent="guide"))
+    results = Critics(prompts=PROMPTS).review(reply, make_state(intent="guide"))
     r = next(x for x in results if x.critic == "safety")
     assert not r.passed and r.severity == "critical"
     assert not safety_passed(results) and r in blocking(results)
@@ -542,7 +544,7 @@ def test_the_voices_protective_template_passes_every_critic() -> None:
         do_not=["minimise", "give methods or details", "lecture"],
         sensors={"safety_risk": 0.95},
     )
-    results = Critics().review(SAFETY_TEMPLATE, state)
+    results = Critics(prompts=PROMPTS).review(SAFETY_TEMPLATE, state)
     assert [r.critic for r in results if not r.passed] == []
 
 
@@ -564,7 +566,9 @@ def test_the_voices_protective_template_passes_every_critic() -> None:
 def test_the_voices_fallback_replies_pass_every_blocking_critic(intent: str, reply: str) -> None:
     do_not = ["give advice", "suggest solutions"] if intent == "witness" else []
     sensors = {"ai_feelings_probe": 0.9} if intent == "meta" else {}
-    results = Critics().review(reply, make_state(intent=intent, do_not=do_not, sensors=sensors))
+    results = Critics(prompts=PROMPTS).review(
+        reply, make_state(intent=intent, do_not=do_not, sensors=sensors)
+    )
     assert blocking(results) == [], [r.reason for r in results if not r.passed]
 
 
@@ -573,7 +577,7 @@ def test_the_voices_fallback_replies_pass_every_blocking_critic(intent: str, rep
 
 def test_blocking_safety_passed_and_feedback() -> None:
     state = make_state("so sad", **WITNESS)
-    results = Critics().review(
+    results = Critics(prompts=PROMPTS).review(
         "You should try yoga. Everything happens for a reason. I'll never leave you.", state
     )
     assert {r.critic for r in blocking(results)} == {"premature_advice", "calibration"}
@@ -588,7 +592,9 @@ def test_blocking_safety_passed_and_feedback() -> None:
 
 def test_safety_feedback_comes_first() -> None:
     state = make_state("I want to die", intent="protect", sensors={"safety_risk": 0.9})
-    feedback = regeneration_feedback(Critics().review("Cheer up! I feel sad too.", state))
+    feedback = regeneration_feedback(
+        Critics(prompts=PROMPTS).review("Cheer up! I feel sad too.", state)
+    )
     assert "crisis line" in feedback[0]
 
 
@@ -620,24 +626,24 @@ def test_safety_passed_needs_a_safety_result() -> None:
 def test_hostile_replies_never_raise(reply: str) -> None:
     judge = ScriptedLLM(default={"verdict": "fail"})
     state = make_state("hi", sensors={"safety_risk": 0.7}, **WITNESS)
-    results = Critics(judge).review(reply, state)
+    results = Critics(judge, prompts=PROMPTS).review(reply, state)
     assert [r.critic for r in results] == list(CRITIC_NAMES)
 
 
 def test_non_text_reply_and_odd_state_never_raise() -> None:
     odd: Any = b"\xff\xfe bytes"
-    results = Critics().review(odd, make_state(intent=None))
+    results = Critics(prompts=PROMPTS).review(odd, make_state(intent=None))
     assert [r.critic for r in results] == list(CRITIC_NAMES)
     history: list[Any] = [{"role": "user", "content": None}, "junk"]
     recall = Recall(user_facts=[{"content": {"nested": ["deep", 3, None]}}])
     state = make_state(history=history, recall=recall)
-    assert len(Critics().review("You told me about deep things.", state)) == 7
+    assert len(Critics(prompts=PROMPTS).review("You told me about deep things.", state)) == 7
 
 
 def test_a_broken_state_fails_every_critic_instead_of_raising() -> None:
     state = make_state()
     state.sensors = {"safety_risk": "nope"}  # type: ignore[dict-item]
-    results = Critics().review("hello", state)
+    results = Critics(prompts=PROMPTS).review("hello", state)
     assert [r.critic for r in results] == list(CRITIC_NAMES)
     assert not any(r.passed for r in results)
     assert all("could not run" in r.reason for r in results)
@@ -658,7 +664,7 @@ _INTENTS = st.sampled_from(
 def test_property_review_never_raises_and_is_well_formed(
     reply: str, intent: str | None, risk: float, verdict: str
 ) -> None:
-    critics = Critics(ScriptedLLM(default={"verdict": verdict}))
+    critics = Critics(ScriptedLLM(default={"verdict": verdict}), prompts=PROMPTS)
     results = critics.review(reply, make_state("hm", intent=intent, sensors={"safety_risk": risk}))
     assert [r.critic for r in results] == list(CRITIC_NAMES)
     for r in results:

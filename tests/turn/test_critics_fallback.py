@@ -6,14 +6,14 @@ from __future__ import annotations
 from typing import Any
 
 from rilai_desktop.contracts import CouncilDecision, EventKind, SensorOutput, SpeechAct
-from rilai_desktop.turn import voice_prompt
-from rilai_desktop.turn.council_rules import words
-from rilai_desktop.turn.critics import Critics, blocking
-from rilai_desktop.turn.fallback import DEFAULT_VARIANTS, LAST_RESORT, named_feeling
-from rilai_desktop.turn.reply_checks import check_reply
+from rilai_desktop.turn.deliberation.council_rules import words
+from rilai_desktop.turn.speaking import voice_prompt
+from rilai_desktop.turn.speaking.critics import Critics, blocking
+from rilai_desktop.turn.speaking.fallback import DEFAULT_VARIANTS, LAST_RESORT, named_feeling
+from rilai_desktop.turn.speaking.reply_checks import check_reply
+from rilai_desktop.turn.speaking.voice import fallback_reply
 from rilai_desktop.turn.state import TurnState
-from rilai_desktop.turn.voice import fallback_reply
-from tests.turn.conftest import Rig
+from tests.turn.conftest import PROMPTS, Rig
 from tests.turn.test_reply_checks import DANA_1, DANA_2, REPLY_1, REPLY_2
 
 K = EventKind
@@ -97,28 +97,34 @@ def state(
 
 
 def test_witness_names_the_feeling_the_words_show() -> None:
-    assert "lonely" in fallback_reply(state(DANA_2, "witness", sensors={"vulnerability": 0.7}))
-    assert "exhausting" in fallback_reply(state("I'm just so tired of everything.", "witness"))
+    assert "lonely" in fallback_reply(
+        state(DANA_2, "witness", sensors={"vulnerability": 0.7}), prompts=PROMPTS
+    )
+    assert "exhausting" in fallback_reply(
+        state("I'm just so tired of everything.", "witness"), prompts=PROMPTS
+    )
     assert named_feeling(state("I'm not tired, just bored", "witness")) == "really hard"
-    assert "really hard" in fallback_reply(state("things are a mess", "witness"))
+    assert "really hard" in fallback_reply(state("things are a mess", "witness"), prompts=PROMPTS)
 
 
 def test_the_fallback_follows_what_the_sensors_read() -> None:
     hurt = state(
         "I don't think I want to be here anymore.", "celebrate", sensors={"vulnerability": 0.8}
     )
-    reply = fallback_reply(hurt)
+    reply = fallback_reply(hurt, prompts=PROMPTS)
     assert "great news" not in reply and "Well done" not in reply
     assert check_reply(reply, user_text=hurt.user_text, sensors={"vulnerability": 0.8}) == []
     good_news = state("I got the job but I'm nervous!", "celebrate", sensors={"vulnerability": 0.6})
-    assert fallback_reply(good_news) in DEFAULT_VARIANTS["celebrate"]
+    assert fallback_reply(good_news, prompts=PROMPTS) in DEFAULT_VARIANTS["celebrate"]
     angry = fallback_reply(
-        state("you're useless, you ignored me", "meta", sensors={"rupture": 0.9})
+        state("you're useless, you ignored me", "meta", sensors={"rupture": 0.9}), prompts=PROMPTS
     )
     assert "sorry" in angry.lower()
-    asked = fallback_reply(state("are you real?", "meta", sensors={"ai_feelings_probe": 0.9}))
+    asked = fallback_reply(
+        state("are you real?", "meta", sensors={"ai_feelings_probe": 0.9}), prompts=PROMPTS
+    )
     assert "AI" in asked
-    assert "?" in fallback_reply(state("what about the thing", "clarify"))
+    assert "?" in fallback_reply(state("what about the thing", "clarify"), prompts=PROMPTS)
 
 
 def test_every_fallback_variant_passes_the_checks_and_the_critics() -> None:
@@ -128,21 +134,22 @@ def test_every_fallback_variant_passes_the_checks_and_the_critics() -> None:
         for turn_id in range(len(variants)):
             s = state("Honestly it's been a strange week.", intents.get(kind, kind),
                       sensors=sensors.get(kind), turn_id=turn_id)  # fmt: skip
-            reply = fallback_reply(s)
+            reply = fallback_reply(s, prompts=PROMPTS)
             assert reply.replace("really hard", "{feeling}") in variants
-            notes = voice_prompt.private_texts(s)
+            notes = voice_prompt.private_texts(s, prompts=PROMPTS)
             assert check_reply(reply, user_text=s.user_text, private_texts=notes) == []
-            assert blocking(Critics().review(reply, s)) == [], (kind, reply)
+            assert blocking(Critics(prompts=PROMPTS).review(reply, s)) == [], (kind, reply)
 
 
 def test_when_every_variant_was_said_the_last_resort_still_passes() -> None:
     history: list[dict[str, Any]] = []
     for turn_id in range(3):
         s = state("I feel so lonely", "witness", history=list(history), turn_id=turn_id)
+        said = fallback_reply(s, prompts=PROMPTS)
         history += [{"role": "user", "content": s.user_text},
-                    {"role": "assistant", "content": fallback_reply(s)}]  # fmt: skip
+                    {"role": "assistant", "content": said}]  # fmt: skip
     last = state("I feel so lonely", "witness", history=history, turn_id=3)
-    reply = fallback_reply(last)
+    reply = fallback_reply(last, prompts=PROMPTS)
     assert reply == LAST_RESORT["witness"]
     earlier = [m["content"] for m in history if m["role"] == "assistant"]
     assert check_reply(reply, user_text=last.user_text, earlier_replies=earlier) == []
@@ -159,19 +166,21 @@ def test_a_stub_cut_by_the_token_limit_is_unfinished_and_regenerated(rig: Rig) -
 
 
 def test_the_safety_text_may_repeat_its_resources_on_the_next_protective_turn() -> None:
-    from rilai_desktop.turn.voice import safety_reply
+    from rilai_desktop.turn.speaking.voice import safety_reply
 
     first = state("I don't want to be here anymore", "protect", sensors={"safety_risk": 0.9})
-    said = safety_reply(first)
+    said = safety_reply(first, prompts=PROMPTS)
     history = [{"role": "user", "content": first.user_text}, {"role": "assistant", "content": said}]
     again = state("I mean it", "protect", sensors={"safety_risk": 0.9}, history=history)
     again.turn_id = first.turn_id  # the same variant, word for word
-    assert blocking(Critics().review(safety_reply(again), again)) == []
+    assert (
+        blocking(Critics(prompts=PROMPTS).review(safety_reply(again, prompts=PROMPTS), again)) == []
+    )
 
 
 def test_a_memory_question_falls_back_to_what_they_told() -> None:
-    from rilai_desktop.turn.fallback import memory_answer
     from rilai_desktop.turn.ports import Recall
+    from rilai_desktop.turn.speaking.fallback import memory_answer
     from rilai_desktop.turn.state import TurnState
 
     state = TurnState(session_id="s", turn_id=40, user_text="what did I say I was researching?")

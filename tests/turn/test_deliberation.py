@@ -5,7 +5,16 @@ from __future__ import annotations
 import pytest
 
 from rilai_desktop.contracts import Claim, ClaimType
-from rilai_desktop.turn.deliberation import (
+from rilai_desktop.turn.deliberation.graph import (
+    ArgumentGraph,
+    Edge,
+    build_graph,
+    claim_weight,
+    consensus,
+    contested,
+    tallies,
+)
+from rilai_desktop.turn.deliberation.rounds import (
     EXIT_EARLY,
     EXIT_HIGH,
     EXIT_MAX_ROUNDS,
@@ -14,15 +23,6 @@ from rilai_desktop.turn.deliberation import (
     EXIT_NOTHING_CONTESTED,
     MAX_REVISED_CLAIMS,
     deliberate,
-)
-from rilai_desktop.turn.graph import (
-    ArgumentGraph,
-    Edge,
-    build_graph,
-    claim_weight,
-    consensus,
-    contested,
-    tallies,
 )
 from rilai_desktop.turn.state import RoundResult
 

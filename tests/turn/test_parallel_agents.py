@@ -9,11 +9,11 @@ from pathlib import Path
 from typing import Any
 
 from rilai_desktop.contracts import EngineEvent, EventKind
-from rilai_desktop.llm.fake import ScriptedLLM
-from rilai_desktop.llm.port import ChatMessage, Completion, CompletionStream
+from rilai_desktop.contracts.llm import ChatMessage, Completion, CompletionStream
+from rilai_desktop.llm.fake import RoleModels, ScriptedLLM
 from rilai_desktop.store import EventLog
 from rilai_desktop.turn.factory import build_turn_runner
-from rilai_desktop.turn.fakes import InMemoryTurnMemory, RoleModels
+from rilai_desktop.turn.fakes import InMemoryTurnMemory
 from rilai_desktop.turn.model_events import ModelEventRelay
 from rilai_desktop.turn.result import TurnResult
 from tests.turn.conftest import AGENT_REPLY, PROMPTS, VOICE_REPLY
@@ -83,7 +83,7 @@ def _turn(
             events=log,
             models=models,
             memory=InMemoryTurnMemory(),
-            prompts_dir=PROMPTS,
+            prompts=PROMPTS,
             relay=relay,
             use_judge=False,
             agent_workers=workers,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from rilai_desktop.turn.pronouns import episode_note, third_person
+from rilai_desktop.turn.speaking.pronouns import episode_note, third_person
 
 
 @pytest.mark.parametrize(

@@ -15,8 +15,8 @@ from rilai_desktop.contracts import (
     GlobalModulators,
     StanceVector,
 )
-from rilai_desktop.turn.agencies import AGENCY_BY_ID, ALL_AGENT_IDS
-from rilai_desktop.turn.reducer import (
+from rilai_desktop.turn.agents.agencies import AGENCY_BY_ID, ALL_AGENT_IDS
+from rilai_desktop.turn.deliberation.reducer import (
     ALPHA,
     MAX_DELTA,
     MAX_PATCH_ITEMS,

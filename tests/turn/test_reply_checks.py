@@ -6,15 +6,21 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rilai_desktop.turn import voice_prompt
-from rilai_desktop.turn.council_rules import ALWAYS_DO_NOT, INTENT_POINTS, META_DO_NOT, NO_ADVICE
-from rilai_desktop.turn.reply_checks import (
+from rilai_desktop.turn.deliberation.council_rules import (
+    ALWAYS_DO_NOT,
+    INTENT_POINTS,
+    META_DO_NOT,
+    NO_ADVICE,
+)
+from rilai_desktop.turn.speaking import voice_prompt
+from rilai_desktop.turn.speaking.reply_checks import (
     REPLY_CHECK_KINDS,
     ReplyFinding,
     check_reply,
     ends_a_sentence,
     kinds,
 )
+from tests.turn.conftest import PROMPTS
 
 
 def private(intent: str = "witness", do_not: tuple[str, ...] = ()) -> list[str]:
@@ -22,8 +28,8 @@ def private(intent: str = "witness", do_not: tuple[str, ...] = ()) -> list[str]:
     intent's key point, the do-not list and a critic's feedback."""
     avoid = ALWAYS_DO_NOT + (do_not or (NO_ADVICE if intent == "witness" else ()))
     return [
-        voice_prompt.system_prompt(),
-        voice_prompt.intent_line(intent),
+        voice_prompt.system_prompt(prompts=PROMPTS),
+        voice_prompt.intent_line(intent, prompts=PROMPTS),
         f"Worth touching on: {INTENT_POINTS[intent]}.",
         "Avoid: " + "; ".join(avoid) + ".",
         "Your last draft was rejected: Do not repeat yourself; say each thing once.",
@@ -496,7 +502,7 @@ def test_check_reply_never_raises(reply: str, user_text: str) -> None:
 def test_the_voice_guard_bans_what_the_checks_fail(phrase: str, sentence: str) -> None:
     """Decode-time bans (voice_guard) keep the first attempt clear of what reply_checks
     would fail, so fewer replies need a regeneration."""
-    from rilai_desktop.turn.voice_guard import ALWAYS_BANNED
+    from rilai_desktop.turn.speaking.voice_guard import ALWAYS_BANNED
 
     assert phrase in ALWAYS_BANNED and phrase in sentence
     assert found(sentence, user_text="I moved here last month.") & {"help_desk", "self_description"}

@@ -6,10 +6,9 @@ import itertools
 
 from rilai_desktop.contracts import EventKind
 from rilai_desktop.llm.errors import ModelCallError
-from rilai_desktop.llm.fake import ScriptedLLM
-from rilai_desktop.turn.agencies import ALWAYS_ON
+from rilai_desktop.llm.fake import RoleModels, ScriptedLLM
+from rilai_desktop.turn.agents.agencies import ALWAYS_ON
 from rilai_desktop.turn.factory import build_turn_runner
-from rilai_desktop.turn.fakes import RoleModels
 from rilai_desktop.turn.state import VoiceDelta
 from tests.turn.conftest import PROMPTS, Rig
 
@@ -272,7 +271,7 @@ def test_escalating_to_the_voices_own_tier_stays_on_the_voices_context(rig: Rig)
         {"agents": "small", "council": "medium", "voice": "large", "escalation": "large"},
     )  # fmt: skip
     runner = build_turn_runner(
-        events=rig.log, models=models, memory=rig.memory, prompts_dir=PROMPTS,
+        events=rig.log, models=models, memory=rig.memory, prompts=PROMPTS,
         relay=rig.relay, use_judge=False,
     )  # fmt: skip
     rig.voice.default = "I feel so sad too. You should try yoga."

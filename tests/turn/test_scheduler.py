@@ -11,15 +11,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rilai_desktop.contracts import MODULATOR_NAMES, SENSOR_NAMES, AgentManifest
-from rilai_desktop.turn.agencies import ALL_AGENT_IDS, ALWAYS_ON
-from rilai_desktop.turn.loader import AgentRegistry, default_prompts_dir, load_registry
-from rilai_desktop.turn.registry import AgentSpec, Triggers
-from rilai_desktop.turn.scheduler import (
+from rilai_desktop.turn.agents.agencies import ALL_AGENT_IDS, ALWAYS_ON
+from rilai_desktop.turn.agents.loader import AgentRegistry, load_registry
+from rilai_desktop.turn.agents.registry import AgentSpec, Triggers
+from rilai_desktop.turn.agents.selection import (
     ScheduledAgent,
     Scheduler,
     SchedulerSettings,
     cooldown_factor,
 )
+from tests.turn.conftest import PROMPTS
 
 NOW = 1_700_000_000.0
 NEUTRAL = "hi, how was your day?"
@@ -27,7 +28,7 @@ NEUTRAL = "hi, how was your day?"
 
 @cache
 def real_registry() -> AgentRegistry:
-    return load_registry(default_prompts_dir())
+    return load_registry(PROMPTS)
 
 
 @cache
@@ -120,7 +121,7 @@ def test_same_input_gives_the_same_plan() -> None:
     first = once(real_scheduler())
     assert first  # not trivially empty
     assert once(real_scheduler()) == first
-    assert once(Scheduler(load_registry(default_prompts_dir()))) == first
+    assert once(Scheduler(load_registry(PROMPTS))) == first
 
 
 def test_plan_is_sorted_by_score_then_id() -> None:

@@ -18,10 +18,10 @@ from rilai_desktop.contracts import (
 )
 from rilai_desktop.llm.fake import ScriptedLLM
 from rilai_desktop.store import EventLog
-from rilai_desktop.turn.agent_runner import AgentRunner
+from rilai_desktop.turn.agents.grounding import Grounding, split_grounded
+from rilai_desktop.turn.agents.loader import load_registry
+from rilai_desktop.turn.agents.runner import AgentRunner
 from rilai_desktop.turn.commit import EPISODE_THRESHOLD, importance, plan_commit
-from rilai_desktop.turn.grounding import Grounding, split_grounded
-from rilai_desktop.turn.loader import load_registry
 from rilai_desktop.turn.sanitize import MAX_INPUT_CHARS, clean_input
 from rilai_desktop.turn.session import restore
 from rilai_desktop.turn.state import TurnState
@@ -171,7 +171,7 @@ def test_every_label_answer_closes_inside_max_tokens() -> None:
     fits the budget: a cut reply is unparseable JSON and the agent fails."""
     import json
 
-    from rilai_desktop.turn.agent_labels import SPAN_CHARS
+    from rilai_desktop.turn.agents.labels import SPAN_CHARS
 
     registry = load_registry(PROMPTS)
     longest = max((lab.name for spec in registry for lab in spec.labels), key=len)

@@ -16,10 +16,16 @@ from rilai_desktop.contracts import (
     GlobalModulators,
     StanceVector,
 )
-from rilai_desktop.turn.claims import dedupe_claims
-from rilai_desktop.turn.deliberation import deliberate
-from rilai_desktop.turn.graph import ArgumentGraph, Edge, build_graph, consensus, contested
-from rilai_desktop.turn.reducer import ALPHA, BOUNDS, MAX_DELTA, reduce
+from rilai_desktop.turn.deliberation.claims import dedupe_claims
+from rilai_desktop.turn.deliberation.graph import (
+    ArgumentGraph,
+    Edge,
+    build_graph,
+    consensus,
+    contested,
+)
+from rilai_desktop.turn.deliberation.reducer import ALPHA, BOUNDS, MAX_DELTA, reduce
+from rilai_desktop.turn.deliberation.rounds import deliberate
 
 # no deadline: a timing threshold would make these flaky on a busy 2-core machine
 PROPERTY = settings(max_examples=150, deadline=None)

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from rilai_desktop.llm.port import ChatMessage
-from rilai_desktop.turn import voice_prompt
+from rilai_desktop.contracts.llm import ChatMessage
+from rilai_desktop.turn.speaking import voice_prompt
 from rilai_desktop.turn.state import TurnState
-from tests.turn.conftest import Rig
+from tests.turn.conftest import PROMPTS, Rig
 
 
 def test_after_a_turn_the_next_voice_prompt_start_is_warmed(rig: Rig) -> None:
@@ -42,9 +42,11 @@ def test_the_warmed_prefix_is_what_voice_messages_starts_with() -> None:
         for i in range(14)
     ]
     state = TurnState("s", 8, "and today?", history=history)
-    prefix = voice_prompt.prefix_messages(history)
-    assert voice_prompt.voice_messages(state)[: len(prefix)] == prefix
-    assert voice_prompt.voice_messages(state)[len(prefix)].content.startswith("Private notes")
+    prefix = voice_prompt.prefix_messages(history, prompts=PROMPTS)
+    assert voice_prompt.voice_messages(state, prompts=PROMPTS)[: len(prefix)] == prefix
+    assert voice_prompt.voice_messages(state, prompts=PROMPTS)[len(prefix)].content.startswith(
+        "Private notes"
+    )
 
 
 def test_no_warm_when_switched_off(rig: Rig) -> None:

@@ -4,7 +4,7 @@ Read from the event log (nothing is run): per agent, how often it was chosen for
 its calls and failures (by reason: copied, invalid reply, timeout, model error), how often
 it found what it looks for and with which labels, and how often its output changed the
 council's decision or the voice's notes (``agent_influence`` on COUNCIL_DECISION_MADE,
-``turn/influence.py``). Issue 16: an agent that never changes anything is a finding to
+``turn/deliberation/influence.py``). Issue 16: an agent that never changes anything is a finding to
 act on, so the report lists them.
 """
 

@@ -44,6 +44,7 @@ from rilai_desktop.daemon.nudges.scenario import parse_scenario
 from rilai_desktop.daemon.nudges.simulate import MAX_HOURS, SimResult, simulate
 from rilai_desktop.daemon.ports import Nudge
 from rilai_desktop.paths import ensure_private_dir
+from rilai_desktop.turn.sensors import FastSensors
 
 MAX_LIST = 1000
 
@@ -337,7 +338,13 @@ def _simulate(args: Namespace, ctx: Context) -> int:
     steps = parse_scenario(text, start, tz, source)
     settings = ctx.loaded.settings
     result = simulate(
-        steps, start=start, hours=hours, nudges=settings.nudges, daemon=settings.daemon, tz=tz
+        steps,
+        start=start,
+        hours=hours,
+        nudges=settings.nudges,
+        daemon=settings.daemon,
+        sense=FastSensors().read,
+        tz=tz,
     )
     if ctx.json:
         emit_json({"scenario": source, **result.as_dict()})

@@ -18,8 +18,8 @@ from typing import Any
 from rilai_desktop.cli.commands._context import Context
 from rilai_desktop.errors import ScenarioError
 from rilai_desktop.jsonl import object_lines
-from rilai_desktop.turn.critic_patterns import ADVICE_STRONG
 from rilai_desktop.turn.result import TurnResult
+from rilai_desktop.turn.speaking.critic_patterns import ADVICE_STRONG
 
 _ADVICE = ADVICE_STRONG  # the premature-advice critic's own patterns, not a third copy
 EXPECT_KEYS = ("intent", "speak", "safety_interrupt", "no_advice", "min_agents", "quarantined")

@@ -22,10 +22,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from rilai_desktop.contracts.council import INTENTS
 from rilai_desktop.errors import RilaiError
 from rilai_desktop.jsonl import object_lines
 from rilai_desktop.paths import REPO_ROOT
-from rilai_desktop.turn.council_rules import INTENTS
 
 DEFAULT_SET = REPO_ROOT / "tests" / "data" / "replies" / "conversations.jsonl"
 MIN_TURNS, MAX_TURNS = 1, 8

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from rilai_desktop.llm.port import LLM, Completion
+from rilai_desktop.contracts.llm import LLM, Completion
 
 PLAIN_SYSTEM = (
     "You are a warm, caring companion chatting with one person.\n"

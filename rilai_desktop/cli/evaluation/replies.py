@@ -26,9 +26,10 @@ from typing import Any, Protocol
 from rilai_desktop.cli.evaluation.conversations import Conversation, Turn
 from rilai_desktop.cli.evaluation.plain import PLAIN_SYSTEM, PlainChat, plain_messages
 from rilai_desktop.contracts import EngineEvent, EventKind
-from rilai_desktop.turn import voice_prompt
-from rilai_desktop.turn.reply_checks import REPLY_CHECK_KINDS, check_reply
+from rilai_desktop.turn.prompts import Prompts
 from rilai_desktop.turn.runner import TurnRunner
+from rilai_desktop.turn.speaking import voice_prompt
+from rilai_desktop.turn.speaking.reply_checks import REPLY_CHECK_KINDS, check_reply
 from rilai_desktop.turn.state import TurnState, VoiceDelta
 
 FALLBACK_MODEL = "fallback-template"
@@ -71,14 +72,16 @@ class _Voice:
             self.feedback.extend(str(f) for f in update.payload.get("feedback") or ())
 
 
-def private_texts(state: TurnState, feedback: Sequence[str] = ()) -> list[str]:
+def private_texts(state: TurnState, feedback: Sequence[str] = (), *, prompts: Prompts) -> list[str]:
     """What went into the voice prompt that a reply must never say back: the critics' own
     list (``voice_prompt.private_texts``: the system prompt, the notes' wording, intent
     line, rule points, do-not list, the feedback) and, whole, the critics' feedback of
     every attempt this turn. The conversation and the remembered facts are not private:
     a reply may use their words."""
     unique = list(dict.fromkeys(f for f in feedback if f.strip()))
-    return list(dict.fromkeys([*voice_prompt.private_texts(state, unique), *unique]))
+    return list(
+        dict.fromkeys([*voice_prompt.private_texts(state, unique, prompts=prompts), *unique])
+    )
 
 
 def finding_dict(finding: Any) -> dict[str, Any]:
@@ -153,7 +156,7 @@ def evaluate_turn(
         "findings": _checked(
             reply,
             user_text=turn.user,
-            private=private_texts(result.state, voice.feedback),
+            private=private_texts(result.state, voice.feedback, prompts=runner.speaking.prompts),
             earlier=[] if protecting else earlier,
             sensors=dict(d["sensors"]),
             earlier_user=[t.user for t in conversation.turns[: index - 1]],

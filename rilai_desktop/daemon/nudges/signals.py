@@ -16,7 +16,7 @@ import math
 from collections.abc import Mapping
 from typing import Final
 
-from rilai_desktop.turn.sensors import THRESHOLDS
+from rilai_desktop.contracts.sensor import THRESHOLDS
 
 RUPTURE_THRESHOLD: Final = THRESHOLDS["rupture"]
 """The rupture sensor's own decision threshold (docs/sensors.md): at or above, the council

@@ -1,7 +1,8 @@
 """``rilai nudges simulate``: play a scripted day through the REAL engine on a fake clock.
 
-The world is small and deterministic: each scripted message goes through the real fast
-sensors (``turn/sensors``), which stand in for the agents and the reducer:
+The world is small and deterministic: each scripted message goes through ``sense`` (the
+caller hands in the real fast sensors, ``turn/sensors``: the daemon does not import the
+turn), which stand in for the agents and the reducer:
 
 - stance strain ← max(strain, vulnerability, safety_risk) — distress raises it;
 - arousal ← max(arousal, 0.3 + 0.6·vulnerability); social_risk ← max(…, rupture);
@@ -22,13 +23,13 @@ from __future__ import annotations
 import itertools
 import time
 import uuid
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, tzinfo
 from typing import Any, Final
 
 from rilai_desktop.config import DaemonSettings, NudgeSettings
-from rilai_desktop.contracts import EngineEvent, EventKind
+from rilai_desktop.contracts import EngineEvent, EventKind, SensorOutput
 from rilai_desktop.daemon.clock import FakeClock
 from rilai_desktop.daemon.decay import (
     MODULATOR_BASELINES,
@@ -46,7 +47,9 @@ from rilai_desktop.daemon.nudges.scenario import Step
 from rilai_desktop.daemon.nudges.signals import message_strain, ruptured
 from rilai_desktop.daemon.nudges.wording import forbidden_phrase
 from rilai_desktop.daemon.ports import NudgeFacts, ThreadFact
-from rilai_desktop.turn.sensors import FastSensors
+
+Sense = Callable[[str], Mapping[str, SensorOutput]]
+"""Reads one message: sensor name → reading (``FastSensors().read``)."""
 
 SITTING_GAP: Final = timedelta(minutes=30)
 MAX_HOURS: Final = 24 * 14
@@ -105,6 +108,7 @@ class SimWorld:
 
     half_lives: HalfLives
     updated_at: datetime
+    sense: Sense
     stance: dict[str, float] = field(default_factory=lambda: dict(STANCE_BASELINES))
     modulators: dict[str, float] = field(default_factory=lambda: dict(MODULATOR_BASELINES))
     last_user_at: datetime | None = None
@@ -115,7 +119,6 @@ class SimWorld:
     threads: dict[str, ThreadFact] = field(default_factory=dict)
     rupture: bool = False
     last_strain: float = 0.0
-    sensors: FastSensors = field(default_factory=FastSensors)
 
     def turn_running(self, now: datetime) -> bool:
         return self.turn_until is not None and now < self.turn_until
@@ -129,7 +132,7 @@ class SimWorld:
         self.updated_at = now
 
     def message(self, now: datetime, text: str, turn_s: float) -> None:
-        readings = {n: o.probability for n, o in self.sensors.read(text).items()}
+        readings = {n: o.probability for n, o in self.sense(text).items()}
         if self.last_user_at is None or now - self.last_user_at > SITTING_GAP:
             self.sitting_start, self.sitting_turns = now, 0
         self.sitting_turns += 1
@@ -216,15 +219,17 @@ def simulate(
     hours: float,
     nudges: NudgeSettings,
     daemon: DaemonSettings,
+    sense: Sense,
     tz: tzinfo | None = None,
 ) -> SimResult:
-    """Play ``hours`` from ``start`` (aware) through a real :class:`NudgeEngine`."""
+    """Play ``hours`` from ``start`` (aware) through a real :class:`NudgeEngine`; each
+    scripted message is read with ``sense``."""
     if not 0 < hours <= MAX_HOURS:
         raise ValueError(f"hours must be more than 0 and at most {MAX_HOURS}")
     settings = nudges if nudges.enabled else nudges.model_copy(update={"enabled": True})
     clock = FakeClock(start)
     log = MemoryEventLog(clock)
-    world = SimWorld(HalfLives.from_settings(daemon), clock.now())
+    world = SimWorld(HalfLives.from_settings(daemon), clock.now(), sense)
     controls = NudgeControls(None, tz=tz)
     delivery = RecordingDelivery()
     engine = NudgeEngine(clock, log, world, settings, delivery, log, controls, tz=tz)

@@ -25,8 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol, TypedDict
 
-from rilai_desktop.contracts.sensor import SENSOR_NAMES, SensorOutput
-from rilai_desktop.turn.sensors.fast import THRESHOLDS
+from rilai_desktop.contracts.sensor import SENSOR_NAMES, THRESHOLDS, SensorOutput
 
 SPLITS = ("tune", "test", "all")
 

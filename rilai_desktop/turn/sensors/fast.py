@@ -13,7 +13,8 @@ Two thresholds act on the readings in the turn runner:
 * ``prompt_injection >= INJECTION_THRESHOLD`` flags the text, which is then quarantined from
   memory.
 
-``THRESHOLDS`` holds one documented decision threshold per sensor; the evaluation
+``THRESHOLDS`` (``contracts/sensor.py``) holds one documented decision threshold per
+sensor, these two included; the evaluation
 (``evaluation.py``, ``rilai sense --eval``) reports precision and recall at it.
 
 ``FastSensors(learned=LearnedLayer(embed, heads))`` adds the learned layer (``learned.py``):
@@ -41,25 +42,12 @@ from rilai_desktop.turn.sensors.text import Text, normalise
 
 log = logging.getLogger(__name__)
 
-SAFETY_INTERRUPT_THRESHOLD: Final[float] = 0.5
-# Below the interrupt: worrying only in company ("I'm so tired of everything", "what's the
-# point", "I'm a burden"). A turn at or above it is a safety disclosure that keeps the next
-# turns careful, and inside that careful window it is enough for the protective reply
-# (turn/session.py CAREFUL_TURNS, docs/sensors.md "An earlier disclosure").
+# Below the interrupt (``SAFETY_INTERRUPT_THRESHOLD``, a contract in contracts/sensor.py):
+# worrying only in company ("I'm so tired of everything", "what's the point", "I'm a
+# burden"). A turn at or above it is a safety disclosure that keeps the next turns careful,
+# and inside that careful window it is enough for the protective reply (turn/session.py
+# CAREFUL_TURNS, docs/sensors.md "An earlier disclosure").
 SAFETY_CONCERN_THRESHOLD: Final[float] = 0.35
-INJECTION_THRESHOLD: Final[float] = 0.5
-
-THRESHOLDS: Final[dict[str, float]] = {
-    "vulnerability": 0.5,
-    "advice_requested": 0.5,
-    "relational_bid": 0.5,
-    "ai_feelings_probe": 0.5,
-    "humor_masking": 0.4,
-    "rupture": 0.5,
-    "ambiguity": 0.5,
-    "safety_risk": SAFETY_INTERRUPT_THRESHOLD,
-    "prompt_injection": INJECTION_THRESHOLD,
-}
 
 
 def _output(name: str, reading: Reading) -> SensorOutput:

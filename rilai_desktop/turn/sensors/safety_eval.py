@@ -24,9 +24,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final, TypedDict
 
-from rilai_desktop.contracts.sensor import SensorOutput
+from rilai_desktop.contracts.sensor import SAFETY_INTERRUPT_THRESHOLD, SensorOutput
 from rilai_desktop.turn.sensors.evaluation import LabelledSetError, Reader, parse_row
-from rilai_desktop.turn.sensors.fast import SAFETY_INTERRUPT_THRESHOLD
 
 SAFETY_RECALL_BAR: Final[float] = 0.95
 SAFETY_FP_BAR: Final[float] = 0.05

@@ -13,7 +13,7 @@ more likely to pass:
   conversation, the notes, the system prompt) or repeated within the reply;
 - :data:`ALWAYS_BANNED`: someone else's identity and stock refusals;
 - :data:`ADVICE_BANNED` when the critics would reject advice this turn
-  (:func:`~rilai_desktop.turn.council_rules.no_advice_reason`).
+  (:func:`~rilai_desktop.turn.deliberation.council_rules.no_advice_reason`).
 
 The critics still review every reply: a guard matches token ids, and the same words
 tokenized another way can slip through.
@@ -24,10 +24,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Final
 
-from rilai_desktop.llm.port import DecodeGuard
-from rilai_desktop.turn.council_rules import no_advice_reason
+from rilai_desktop.contracts.llm import DecodeGuard
+from rilai_desktop.turn.deliberation.council_rules import no_advice_reason
+from rilai_desktop.turn.speaking.voice_prompt import memory_lines
 from rilai_desktop.turn.state import TurnState
-from rilai_desktop.turn.voice_prompt import memory_lines
 
 # ~5 words: a name or a short quote ("your sister Maya") stays possible, a sentence does not.
 COPY_NGRAM: Final[int] = 6

@@ -11,14 +11,20 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 
 from rilai_desktop.contracts import CriticResult, EventKind
-from rilai_desktop.llm.port import LLM, Completion, Prefills
-from rilai_desktop.turn import voice, voice_prompt
-from rilai_desktop.turn.council import Council
-from rilai_desktop.turn.critics import Critics, blocking, regeneration_feedback, safety_passed
-from rilai_desktop.turn.influence import agent_influence
+from rilai_desktop.contracts.llm import LLM, Completion, Prefills
+from rilai_desktop.turn.deliberation.council import Council
+from rilai_desktop.turn.deliberation.influence import agent_influence
 from rilai_desktop.turn.ports import Models
+from rilai_desktop.turn.prompts import Prompts
+from rilai_desktop.turn.speaking import voice, voice_prompt
+from rilai_desktop.turn.speaking.critics import (
+    Critics,
+    blocking,
+    regeneration_feedback,
+    safety_passed,
+)
+from rilai_desktop.turn.speaking.voice_guard import voice_guard
 from rilai_desktop.turn.state import Emit, TurnState, VoiceDelta
-from rilai_desktop.turn.voice_guard import voice_guard
 
 Publish = Callable[[VoiceDelta], None]
 CallerScope = Callable[[str], AbstractContextManager[None]]
@@ -41,6 +47,7 @@ class SpeakingStage:
     models: Models
     council: Council
     critics: Critics
+    prompts: Prompts
     escalate_below: float = 0.5
     max_regenerations: int = 2
 
@@ -86,7 +93,7 @@ class SpeakingStage:
         model = self.models.for_role("voice")
         if not isinstance(model, Prefills):
             return 0
-        return model.prefill(voice_prompt.prefix_messages(history))
+        return model.prefill(voice_prompt.prefix_messages(history, prompts=self.prompts))
 
     def _escalation_role(self) -> str:
         """ "escalation", unless it names the voice's own tier (the large voice): then the
@@ -115,7 +122,7 @@ class SpeakingStage:
             reply = self._render(
                 state, model, feedback, emit, publish, scope, spoken, attempt, failed
             )
-            private = voice_prompt.private_texts(state, feedback)
+            private = voice_prompt.private_texts(state, feedback, prompts=self.prompts)
             results = self._review(reply, state, emit, attempt, private)
             spoken.attempts = attempt + 1
             if reply and not blocking(results):
@@ -143,8 +150,8 @@ class SpeakingStage:
         attempt: int,
         failed: Sequence[str] = (),
     ) -> str:
-        messages = voice.voice_messages(state, feedback=feedback)
-        spoken.prompt = voice.voice_prompt_text(state)
+        messages = voice.voice_messages(state, feedback=feedback, prompts=self.prompts)
+        spoken.prompt = voice.voice_prompt_text(state, prompts=self.prompts)
         spoken.model = model.model_id
         if attempt:
             publish(VoiceDelta(state.session_id, state.turn_id, "", reset=True))
@@ -209,7 +216,7 @@ class SpeakingStage:
         return results
 
     def _protect(self, state: TurnState, emit: Emit, publish: Publish) -> Spoken:
-        reply = voice.safety_reply(state)
+        reply = voice.safety_reply(state, prompts=self.prompts)
         publish(VoiceDelta(state.session_id, state.turn_id, reply))
         emit(EventKind.VOICE_RENDERED, {"text": reply, "model": "safety-template", "attempt": 0})
         results = self._review(reply, state, emit, 0)
@@ -229,10 +236,10 @@ class SpeakingStage:
         """The last attempt failed too: a short reply built from the decision replaces it
         (never shown as it is); the events say it is a fallback and why."""
         why = [f"{r.critic}: {r.reason}"[:200] for r in blocking(failed)] or ["empty reply"]
-        reply = voice.fallback_reply(state)
+        reply = voice.fallback_reply(state, prompts=self.prompts)
         results = self.critics.review(reply, state)
         if not safety_passed(results):
-            reply = voice.safety_reply(state)
+            reply = voice.safety_reply(state, prompts=self.prompts)
             results = self.critics.review(reply, state)
         publish(VoiceDelta(state.session_id, state.turn_id, "", reset=True))
         publish(VoiceDelta(state.session_id, state.turn_id, reply))

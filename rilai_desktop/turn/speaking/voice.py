@@ -19,26 +19,24 @@ from __future__ import annotations
 import itertools
 import re
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 from typing import Final
 
-from rilai_desktop.turn.fallback import DEFAULT_VARIANTS, choose, memory_answer
-from rilai_desktop.turn.fallback import kind_of as fallback_kind
-from rilai_desktop.turn.reply_checks import help_desk_line
-from rilai_desktop.turn.state import TurnState
-from rilai_desktop.turn.voice_prompt import (
-    INTENTS,
-    PROMPTS_DIR,
+from rilai_desktop.contracts.council import INTENTS
+from rilai_desktop.turn.prompts import Prompts
+from rilai_desktop.turn.speaking.fallback import DEFAULT_VARIANTS, choose, memory_answer
+from rilai_desktop.turn.speaking.fallback import kind_of as fallback_kind
+from rilai_desktop.turn.speaking.reply_checks import help_desk_line
+from rilai_desktop.turn.speaking.voice_prompt import (
     cut,
     intent_of,
     parse_sections,
     private_texts,
-    read_prompt,
     strip_controls,
     strip_template_tokens,
     voice_messages,
     voice_prompt_text,
 )
+from rilai_desktop.turn.state import TurnState
 
 __all__ = [
     "INTENTS",
@@ -145,19 +143,19 @@ def about_someone_else(text: str) -> str | None:
     return f"your {_WS.sub(' ', relation.lower())}" if relation else UNNAMED_PERSON
 
 
-def _sections(name: str, prompts_dir: Path | None) -> dict[str, list[str]]:
-    text = read_prompt((PROMPTS_DIR if prompts_dir is None else prompts_dir) / "voice" / name)
+def _sections(name: str, prompts: Prompts) -> dict[str, list[str]]:
+    text = prompts.get(f"voice/{name}")
     return {} if text is None else parse_sections(text)
 
 
-def safety_reply(state: TurnState, *, prompts_dir: Path | None = None) -> str:
+def safety_reply(state: TurnState, *, prompts: Prompts) -> str:
     """The protective reply to a safety interrupt: deterministic, never a model's.
 
     Takes them seriously, points to a trusted person or a professional now, gives crisis
     resources and asks whether they are safe. The variant is chosen by turn id so repeats
     do not sound canned; a message about someone else gets the third-party wording.
     """
-    sections = _sections("safety.md", prompts_dir)
+    sections = _sections("safety.md", prompts)
     resources = (sections.get("resources") or [DEFAULT_RESOURCES])[0]
     person = about_someone_else(state.user_text)
     kind = "self" if person is None else "other"
@@ -172,7 +170,7 @@ def safety_reply(state: TurnState, *, prompts_dir: Path | None = None) -> str:
     return _WS.sub(" ", text).strip()
 
 
-def fallback_reply(state: TurnState, *, prompts_dir: Path | None = None) -> str:
+def fallback_reply(state: TurnState, *, prompts: Prompts) -> str:
     """A short, safe, deterministic reply built from the decision and the sensors
     (``fallback.py``; variants in ``prompts/voice/fallback.md``).
 
@@ -184,21 +182,21 @@ def fallback_reply(state: TurnState, *, prompts_dir: Path | None = None) -> str:
     decision = state.decision
     intent = intent_of(decision)
     if intent == "protect" or "safety_interrupt" in state.flags:
-        return safety_reply(state, prompts_dir=prompts_dir)
+        return safety_reply(state, prompts=prompts)
     if decision is not None and not decision.speak:
         return ""
     kind = fallback_kind(state, intent)
     remembered = memory_answer(state)
     if remembered:
         return remembered
-    variants = _sections("fallback.md", prompts_dir).get(kind) or DEFAULT_VARIANTS[kind]
+    variants = _sections("fallback.md", prompts).get(kind) or DEFAULT_VARIANTS[kind]
     asks = decision is not None and bool(decision.speech_act.asks_user)
     return choose(
         state,
         kind,
         variants,
         follow_up=FOLLOW_UP_QUESTION if asks else "",
-        private=private_texts(state, prompts_dir=prompts_dir),
+        private=private_texts(state, prompts=prompts),
     )
 
 

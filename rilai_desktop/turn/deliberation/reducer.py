@@ -40,7 +40,7 @@ from rilai_desktop.contracts import (
     GlobalModulators,
     StanceVector,
 )
-from rilai_desktop.turn.claims import canonical, dedupe_claims
+from rilai_desktop.turn.deliberation.claims import canonical, dedupe_claims
 
 ALPHA: Final = 0.25
 MAX_DELTA: Final = 0.15

@@ -28,7 +28,7 @@ from typing import Any, Final
 
 from rilai_desktop.contracts import AgentOutput, Claim, ClaimType
 from rilai_desktop.contracts.memory import MemoryCandidate
-from rilai_desktop.turn.registry import AgentSpec, Label
+from rilai_desktop.turn.agents.registry import AgentSpec, Label
 
 PRESENT: Final[tuple[str, str]] = ("yes", "no")
 LEVELS: Final[list[int]] = [0, 1, 2, 3]

@@ -5,8 +5,8 @@ back in other words. The 0.5B voice does all of these once an example is in its 
 
 from __future__ import annotations
 
-from rilai_desktop.turn import critic_patterns as P
-from rilai_desktop.turn.council_rules import words
+from rilai_desktop.turn.deliberation.council_rules import words
+from rilai_desktop.turn.speaking import critic_patterns as P
 
 COPIED_SHARE = 0.6  # a reply with 60 % or more of its words in earlier sentences is a copy
 # a sentence of 5+ words, 80 % of them theirs, says their message back. 75 % flagged the

@@ -15,7 +15,7 @@ council only if it is *grounded*:
   safe, …"), no stray brackets, and it is about the person, not the model talking about
   itself ("I'm not sure how to respond…").
 
-Labelled agents (``agent_labels.py``) write only a short span; ``copied_run`` tells when
+Labelled agents (``labels.py``) write only a short span; ``copied_run`` tells when
 it copies the agent's own instructions or an earlier Rilai reply (the run then fails).
 
 Memory candidates pass the same checks and must also share a content word with the context
@@ -30,7 +30,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from rilai_desktop.contracts import Claim
-from rilai_desktop.turn.claims import normalise, stances
+from rilai_desktop.turn.deliberation.claims import normalise, stances
 
 RESPONSE_WORDS = frozenset(
     normalise(

@@ -1,22 +1,23 @@
 """The model port: a tiny Protocol every model adapter (real or fake) implements.
 
+It lives in ``contracts/`` because turn, memory and app all talk to a model through it,
+and no engine package may import another (``llm/`` holds the adapters that satisfy it).
+
 ``complete(messages, schema=..., max_tokens=..., temperature=..., stop=..., stream=False,
 guard=None)`` returns a :class:`Completion`; with ``stream=True`` it returns a
 :class:`CompletionStream` that yields text pieces as they are generated and holds the final
 Completion once exhausted. With a JSON ``schema`` the reply is constrained by a grammar and
 ``parsed`` holds the decoded object. ``reasoning`` is whatever the model put in
 ``<think>…</think>``, stripped out of ``text``. A :class:`DecodeGuard` (free text only)
-bans copied spans and phrases while the reply is decoded (``decode_guard.py``).
+bans copied spans and phrases while the reply is decoded (``llm/decode_guard.py`` compiles
+and applies it).
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
-
-from rilai_desktop.llm.decode_guard import DecodeGuard
 
 __all__ = [
     "LLM",
@@ -28,12 +29,25 @@ __all__ = [
     "Prefills",
     "Role",
     "Usage",
-    "as_messages",
-    "split_reasoning",
 ]
 
 Role = Literal["system", "user", "assistant"]
 FinishReason = Literal["stop", "length", "error"]
+
+
+@dataclass(frozen=True)
+class DecodeGuard:
+    """Spans and phrases a free-text reply may not write (see ``llm/decode_guard.py``)."""
+
+    copy_ngram: int = 0  # ban runs of this many tokens from the prompt or the reply (0: off)
+    phrases: tuple[str, ...] = ()  # never written, at a word start, exactly as cased here
+    # parts of the prompt the reply may quote (what they said that memory recalled: banned,
+    # the 1.5B answered "azuljo tiles for a littleodcast" to keep under the copy limit)
+    allowed: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if self.copy_ngram < 0 or self.copy_ngram == 1:
+            raise ValueError(f"copy_ngram must be 0 (off) or at least 2, not {self.copy_ngram}")
 
 
 @dataclass(frozen=True)
@@ -118,39 +132,3 @@ class Prefills(Protocol):
     """
 
     def prefill(self, messages: Sequence[ChatMessage | Mapping[str, str]]) -> int: ...
-
-
-def as_messages(messages: Sequence[ChatMessage | Mapping[str, str]]) -> list[ChatMessage]:
-    """Normalise dicts to ChatMessages; refuse an empty list or an unknown role."""
-    from rilai_desktop.llm.errors import BadRequestError
-
-    if not messages:
-        raise BadRequestError(
-            "The message list is empty; nothing to send to the model",
-            recovery_suggestions=["Pass at least one {'role': 'user', 'content': ...} message"],
-        )
-    out: list[ChatMessage] = []
-    for m in messages:
-        if isinstance(m, ChatMessage):
-            out.append(m)
-            continue
-        role, content = m.get("role"), m.get("content")
-        if role not in ("system", "user", "assistant") or not isinstance(content, str):
-            raise BadRequestError(
-                f"Bad chat message {dict(m)!r}: role must be system/user/assistant and"
-                " content a string"
-            )
-        out.append(ChatMessage(role, content))  # type: ignore[arg-type]
-    return out
-
-
-_THINK = re.compile(r"<think>(.*?)(?:</think>|$)", re.DOTALL)
-
-
-def split_reasoning(text: str) -> tuple[str, str | None]:
-    """Strip ``<think>…</think>`` blocks out of ``text``; return (text, reasoning)."""
-    found = _THINK.findall(text)
-    if not found:
-        return text, None
-    cleaned = _THINK.sub("", text).strip()
-    return cleaned, "\n".join(s.strip() for s in found).strip() or None

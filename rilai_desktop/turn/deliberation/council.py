@@ -13,13 +13,12 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, Final, Literal
 
 from rilai_desktop.contracts import Claim, ClaimType, CouncilDecision, SpeechAct
-from rilai_desktop.llm.port import LLM, Completion, Usage
-from rilai_desktop.paths import REPO_ROOT
-from rilai_desktop.turn.council_rules import (
+from rilai_desktop.contracts.council import INTENTS
+from rilai_desktop.contracts.llm import LLM, Completion, Usage
+from rilai_desktop.turn.deliberation.council_rules import (
     ADVICE_DECLINED,
     ADVICE_QUESTION,
     ALWAYS_DO_NOT,
@@ -27,7 +26,6 @@ from rilai_desktop.turn.council_rules import (
     DEFAULT_CLARIFY_QUESTION,
     INJECTION_THRESHOLD,
     INTENT_POINTS,
-    INTENTS,
     KEY_POINT_CHARS,
     MAX_KEY_POINTS,
     MODEL_INTENTS,
@@ -50,6 +48,7 @@ from rilai_desktop.turn.council_rules import (
     shorten,
     similar,
 )
+from rilai_desktop.turn.prompts import Prompts
 from rilai_desktop.turn.state import TurnState
 
 __all__ = [
@@ -95,12 +94,9 @@ class CouncilOutcome:
     usage: Usage | None = None  # of the model call, if one came back
 
 
-def _load_prompt(prompts_dir: Path) -> str:
+def _load_prompt(prompts: Prompts) -> str:
     """The intent prompt template; the built-in one if the file is missing or broken."""
-    try:
-        text = (prompts_dir / "council" / "intent.md").read_text(encoding="utf-8").strip()
-    except (OSError, UnicodeDecodeError):
-        return _DEFAULT_PROMPT
+    text = (prompts.get("council/intent.md") or "").strip()
     if "{message}" not in text or "{claims}" not in text:
         return _DEFAULT_PROMPT
     return text + "\n"
@@ -118,9 +114,15 @@ def _ranked(state: TurnState) -> list[Claim]:
 class Council:
     """Decides whether and how Rilai answers this turn. ``decide`` never raises."""
 
-    def __init__(self, model: LLM | None = None, *, prompts_dir: Path | None = None) -> None:
+    def __init__(self, model: LLM | None = None, *, prompts: Prompts) -> None:
         self._model = model
-        self._template = _load_prompt(prompts_dir or REPO_ROOT / "prompts")
+        self._prompts = prompts
+        self._template = _load_prompt(prompts)
+
+    @property
+    def prompts(self) -> Prompts:
+        """The prompt files this council reads (the voice's notes are replayed with them)."""
+        return self._prompts
 
     # ── the decision ─────────────────────────────────────────────────────────
 

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Final, Literal
 
 from rilai_desktop.contracts import Claim
-from rilai_desktop.turn.claims import negated, opposition, shared_stance, similarity
+from rilai_desktop.turn.deliberation.claims import negated, opposition, shared_stance, similarity
 
 Relation = Literal["supports", "opposes"]
 

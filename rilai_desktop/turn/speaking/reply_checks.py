@@ -32,21 +32,21 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Final
 
-from rilai_desktop.turn import critic_patterns as P
-from rilai_desktop.turn.council_rules import (
+from rilai_desktop.turn.deliberation.council_rules import (
     SAFETY_WATCH_THRESHOLD,
     SENSOR_THRESHOLD,
     celebration_cue,
     clean,
     words,
 )
-from rilai_desktop.turn.critic_copies import (
+from rilai_desktop.turn.speaking import critic_patterns as P
+from rilai_desktop.turn.speaking.critic_copies import (
     COPIED_SHARE,
     copied_share,
     echoed_sentence,
     sentences,
 )
-from rilai_desktop.turn.reply_identity import identity_slips
+from rilai_desktop.turn.speaking.reply_identity import identity_slips
 
 REPLY_CHECK_KINDS: Final[tuple[str, ...]] = (
     "leak",

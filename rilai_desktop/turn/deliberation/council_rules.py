@@ -35,7 +35,8 @@ import unicodedata
 from dataclasses import dataclass, field
 from typing import Final
 
-from rilai_desktop.turn.council_cues import (
+from rilai_desktop.contracts.council import INTENTS
+from rilai_desktop.turn.deliberation.council_cues import (
     about_rilai,
     good_news,
     hard_news,
@@ -55,15 +56,6 @@ SENSOR_THRESHOLD: Final[float] = 0.5  # every other sensor
 SAFETY_WATCH_THRESHOLD: Final[float] = 0.25  # below the interrupt, still raises urgency
 CLARIFY_FIRST: Final[float] = 0.7  # an advice request this unclear ("should I do it?") asks first
 
-INTENTS: Final[tuple[str, ...]] = (
-    "witness",
-    "guide",
-    "clarify",
-    "protect",
-    "celebrate",
-    "observe",
-    "meta",
-)
 MODEL_INTENTS: Final[tuple[str, ...]] = tuple(i for i in INTENTS if i != "meta")
 MODEL_TONES: Final[tuple[str, ...]] = ("warm", "gentle", "playful", "curious", "steady", "bright")
 

@@ -12,12 +12,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from rilai_desktop.contracts import AgentManifest
-from rilai_desktop.turn.agencies import ALWAYS_ON
+from rilai_desktop.turn.agents.agencies import ALWAYS_ON
 
 
 @dataclass(frozen=True)
 class Triggers:
-    """What wakes an agent in wave 1+ (see ``scheduler.py``)."""
+    """What wakes an agent in wave 1+ (see ``selection.py``)."""
 
     sensors: Mapping[str, float] = field(default_factory=dict)  # sensor name -> weight 0..1
     modulators: Mapping[str, float] = field(default_factory=dict)  # modulator -> weight 0..1

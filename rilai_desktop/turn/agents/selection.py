@@ -26,9 +26,9 @@ from collections.abc import Mapping, Set
 from dataclasses import dataclass
 from typing import Final
 
-from rilai_desktop.turn.agencies import agency_of
-from rilai_desktop.turn.loader import AgentRegistry
-from rilai_desktop.turn.registry import AgentSpec
+from rilai_desktop.turn.agents.agencies import agency_of
+from rilai_desktop.turn.agents.loader import AgentRegistry
+from rilai_desktop.turn.agents.registry import AgentSpec
 
 KEYWORD_HIT: Final[float] = 0.5  # relevance from one keyword hit (two: 0.75, three: 0.875)
 MAX_KEYWORD_HITS: Final[int] = 3

@@ -14,38 +14,31 @@ same model. So the messages go from the most stable to the least stable:
 Everything put into the prompt from outside (the user's text, history, memory, the
 council's points) is untrusted: :func:`clean_text` strips chat-template tokens, control
 characters and our own markers, collapses whitespace and caps the length. The functions
-here never raise on bad input; a missing or unreadable prompt file falls back to the
-built-in text below.
+here never raise on bad input; a missing or unreadable prompt file (read through the
+``Prompts`` the stage was given) falls back to the built-in text below.
 """
 
 from __future__ import annotations
 
-import functools
 import re
 import unicodedata
 import zlib
 from collections.abc import Iterable, Mapping, Sequence
-from pathlib import Path
 from typing import Any, Final
 
 from rilai_desktop.contracts import CouncilDecision
-from rilai_desktop.llm.port import ChatMessage
-from rilai_desktop.paths import REPO_ROOT
-from rilai_desktop.turn.council_rules import INTENT_POINTS, MEMORY_POINT, memory_question
+from rilai_desktop.contracts.council import INTENTS
+from rilai_desktop.contracts.llm import ChatMessage
+from rilai_desktop.turn.deliberation.council_rules import (
+    INTENT_POINTS,
+    MEMORY_POINT,
+    memory_question,
+)
 from rilai_desktop.turn.ports import Recall
-from rilai_desktop.turn.pronouns import episode_note, third_person
+from rilai_desktop.turn.prompts import Prompts
+from rilai_desktop.turn.speaking.pronouns import episode_note, third_person
 from rilai_desktop.turn.state import TurnState
 
-PROMPTS_DIR: Final[Path] = REPO_ROOT / "prompts"
-INTENTS: Final[tuple[str, ...]] = (
-    "witness",
-    "guide",
-    "clarify",
-    "protect",
-    "celebrate",
-    "observe",
-    "meta",
-)
 DEFAULT_INTENT: Final[str] = "observe"
 OPEN_MARK: Final[str] = "<<<"
 CLOSE_MARK: Final[str] = ">>>"
@@ -167,23 +160,6 @@ def clean_text(text: object, limit: int) -> str:
     return cut(_WS.sub(" ", text).strip(), limit)
 
 
-@functools.lru_cache(maxsize=64)
-def _read_cached(path: str, mtime_ns: int, size: int) -> str | None:
-    try:
-        return Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
-        return None
-
-
-def read_prompt(path: Path) -> str | None:
-    """A prompt file's text, re-read only when it changes; None if missing or unreadable."""
-    try:
-        stat = path.stat()
-    except OSError:
-        return None
-    return _read_cached(str(path), stat.st_mtime_ns, stat.st_size)
-
-
 def parse_sections(text: str) -> dict[str, list[str]]:
     """``## name`` sections of a prompt file; a repeated name adds a variant.
 
@@ -209,18 +185,14 @@ def parse_sections(text: str) -> dict[str, list[str]]:
     return sections
 
 
-def _prompt_dir(prompts_dir: Path | None) -> Path:
-    return (PROMPTS_DIR if prompts_dir is None else prompts_dir) / "voice"
-
-
 def _body(text: str | None) -> str:
     """A one-paragraph prompt file's text, comments dropped, whitespace collapsed."""
     return "" if text is None else _WS.sub(" ", _COMMENT.sub("", text)).strip()
 
 
-def system_prompt(prompts_dir: Path | None = None) -> str:
+def system_prompt(prompts: Prompts) -> str:
     """The static system message (the same on every call, so it stays in the KV cache)."""
-    return _body(read_prompt(_prompt_dir(prompts_dir) / "system.md")) or DEFAULT_SYSTEM
+    return _body(prompts.get("voice/system.md")) or DEFAULT_SYSTEM
 
 
 def intent_of(decision: CouncilDecision | None) -> str:
@@ -231,11 +203,11 @@ def intent_of(decision: CouncilDecision | None) -> str:
     return intent if intent in INTENTS else DEFAULT_INTENT
 
 
-def intent_line(intent: str, prompts_dir: Path | None = None) -> str:
+def intent_line(intent: str, prompts: Prompts) -> str:
     """One line of guidance for an intent (``prompts/voice/intents/<intent>.md``)."""
     if intent not in INTENTS:  # never build a path from an unknown name
         intent = DEFAULT_INTENT
-    text = _body(read_prompt(_prompt_dir(prompts_dir) / "intents" / f"{intent}.md"))
+    text = _body(prompts.get(f"voice/intents/{intent}.md"))
     return cut(text, 300) or DEFAULT_INTENT_LINES[intent]
 
 
@@ -314,14 +286,15 @@ def _sentence(parts: Iterable[str]) -> str:
 def _answer_parts(
     decision: CouncilDecision | None,
     feedback: Sequence[str] = (),
-    prompts_dir: Path | None = None,
+    *,
+    prompts: Prompts,
 ) -> tuple[list[tuple[str, bool]], list[str]]:
     """The parts of "how to answer" as (text, private), joined by spaces in the prompt, and
     the rule's own key points. Private parts are instructions the reply must never say back
     (``reply_checks`` "leak"); the others hold words it may use: the points from the claims
     (what they said or feel) and the question it may ask."""
     rule_points: list[str] = []
-    parts = [(intent_line(intent_of(decision), prompts_dir), True)]
+    parts = [(intent_line(intent_of(decision), prompts), True)]
     if decision is not None:
         act = decision.speech_act
         tone = clean_text(act.tone, 40).rstrip(".")
@@ -349,17 +322,16 @@ def _answer_parts(
 def answer_block(
     decision: CouncilDecision | None,
     feedback: Sequence[str] = (),
-    prompts_dir: Path | None = None,
+    *,
+    prompts: Prompts,
 ) -> str:
     """How to answer, as one flowing paragraph (labelled lines get copied back verbatim by
     the 0.5B model; measured): the intent's line, tone, points, what to avoid, the ask."""
-    parts, _ = _answer_parts(decision, feedback, prompts_dir)
+    parts, _ = _answer_parts(decision, feedback, prompts=prompts)
     return " ".join(text for text, _ in parts)
 
 
-def private_texts(
-    state: TurnState, feedback: Sequence[str] = (), prompts_dir: Path | None = None
-) -> list[str]:
+def private_texts(state: TurnState, feedback: Sequence[str] = (), *, prompts: Prompts) -> list[str]:
     """What went into the voice prompt that the reply must never say back: the system
     prompt, the notes' own wording, the intent line, the rule's point, the do-not list and
     the critics' feedback (not their remembered facts, the claims' points or the question
@@ -368,9 +340,9 @@ def private_texts(
     decision = state.decision
     if "safety_interrupt" in state.flags or (decision and decision.speech_act.intent == "protect"):
         return []
-    parts, rule_points = _answer_parts(decision, feedback, prompts_dir)
+    parts, rule_points = _answer_parts(decision, feedback, prompts=prompts)
     return [
-        system_prompt(prompts_dir),
+        system_prompt(prompts),
         NOTES_OPENING,
         MEMORY_OPENING,
         ASKED_OPENING,
@@ -421,24 +393,20 @@ def history_messages(history: Sequence[Any], max_history: int = 6) -> list[ChatM
     return merged[start:]
 
 
-def notes_message(
-    state: TurnState, feedback: Sequence[str] = (), prompts_dir: Path | None = None
-) -> str:
+def notes_message(state: TurnState, feedback: Sequence[str] = (), *, prompts: Prompts) -> str:
     """This turn's notes: what Rilai remembers, and how to answer (a system message)."""
     asked = memory_question(clean_text(state.user_text, USER_TEXT_CHARS))
     blocks = [
         memory_block(state.recall, asked=asked),
-        answer_block(state.decision, feedback, prompts_dir),
+        answer_block(state.decision, feedback, prompts=prompts),
     ]
     return f"{NOTES_OPENING} " + " ".join(b for b in blocks if b)
 
 
-def turn_message(
-    state: TurnState, feedback: Sequence[str] = (), prompts_dir: Path | None = None
-) -> str:
+def turn_message(state: TurnState, feedback: Sequence[str] = (), *, prompts: Prompts) -> str:
     """The notes and their message as one text (for /why and the tests)."""
     text = clean_text(state.user_text, USER_TEXT_CHARS)
-    return f"{notes_message(state, feedback, prompts_dir)}\n\nTheir message:\n{text}"
+    return f"{notes_message(state, feedback, prompts=prompts)}\n\nTheir message:\n{text}"
 
 
 def voice_messages(
@@ -446,7 +414,7 @@ def voice_messages(
     *,
     feedback: Sequence[str] = (),
     max_history: int = 6,
-    prompts_dir: Path | None = None,
+    prompts: Prompts,
 ) -> list[ChatMessage]:
     """static system · history · this turn's notes (system) · their message (user).
 
@@ -457,14 +425,14 @@ def voice_messages(
     """
     text = clean_text(state.user_text, USER_TEXT_CHARS) or "(an empty message)"
     return [
-        *prefix_messages(state.history, max_history=max_history, prompts_dir=prompts_dir),
-        ChatMessage("system", notes_message(state, feedback, prompts_dir)),
+        *prefix_messages(state.history, max_history=max_history, prompts=prompts),
+        ChatMessage("system", notes_message(state, feedback, prompts=prompts)),
         ChatMessage("user", text),
     ]
 
 
 def prefix_messages(
-    history: Sequence[Any], *, max_history: int = 6, prompts_dir: Path | None = None
+    history: Sequence[Any], *, max_history: int = 6, prompts: Prompts
 ) -> list[ChatMessage]:
     """The stable start of the voice prompt: static system + the conversation window.
 
@@ -472,7 +440,7 @@ def prefix_messages(
     so the runner evaluates them into the voice model's cache between turns.
     """
     return [
-        ChatMessage("system", system_prompt(prompts_dir)),
+        ChatMessage("system", system_prompt(prompts)),
         *history_messages(history, max_history),
     ]
 
@@ -482,10 +450,8 @@ def voice_prompt_text(
     *,
     feedback: Sequence[str] = (),
     max_history: int = 6,
-    prompts_dir: Path | None = None,
+    prompts: Prompts,
 ) -> str:
     """The whole prompt as one string (for /why, tests, and checking memory reached it)."""
-    messages = voice_messages(
-        state, feedback=feedback, max_history=max_history, prompts_dir=prompts_dir
-    )
+    messages = voice_messages(state, feedback=feedback, max_history=max_history, prompts=prompts)
     return "\n\n".join(f"[{m.role}]\n{m.content}" for m in messages)

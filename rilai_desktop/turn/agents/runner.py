@@ -1,7 +1,7 @@
 """Runs one agent: a constrained model call → a label answer → a validated AgentOutput.
 
 The model answers with a label, yes/no, a confidence and an optional span of the person's
-message (``agent_labels.py``); the observation and claims are composed from those by code.
+message (``labels.py``); the observation and claims are composed from those by code.
 Every call is bounded: the reply schema caps what the model may write, and a per-agent
 timeout is enforced while the reply streams (the stream is closed, which releases the
 model). Any failure — a model error, a timeout, a reply the contract refuses, a span that
@@ -18,16 +18,16 @@ from dataclasses import dataclass
 from typing import Any
 
 from rilai_desktop.contracts import AgentOutput, EventKind
-from rilai_desktop.llm.port import LLM, ChatMessage, Completion, CompletionStream
-from rilai_desktop.turn.agent_context import agent_messages
-from rilai_desktop.turn.agent_labels import (
+from rilai_desktop.contracts.llm import LLM, ChatMessage, Completion, CompletionStream
+from rilai_desktop.turn.agents.context import agent_messages
+from rilai_desktop.turn.agents.grounding import Grounding, copied_run
+from rilai_desktop.turn.agents.labels import (
     AgentCopied,
     compose_output,
     grounded_span,
     label_schema,
 )
-from rilai_desktop.turn.grounding import Grounding, copied_run
-from rilai_desktop.turn.registry import AgentSpec
+from rilai_desktop.turn.agents.registry import AgentSpec
 from rilai_desktop.turn.state import Emit
 
 # A label answer is ~25 tokens of keys and choices plus a span of a few words; the writer

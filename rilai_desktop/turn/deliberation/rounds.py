@@ -27,8 +27,8 @@ from collections.abc import Callable, Sequence
 from typing import Final
 
 from rilai_desktop.contracts import Claim
-from rilai_desktop.turn.claims import canonical, dedupe_claims
-from rilai_desktop.turn.graph import (
+from rilai_desktop.turn.deliberation.claims import canonical, dedupe_claims
+from rilai_desktop.turn.deliberation.graph import (
     ArgumentGraph,
     Edge,
     Relation,

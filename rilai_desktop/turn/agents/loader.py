@@ -23,27 +23,20 @@ from pydantic import ValidationError
 from rilai_desktop.contracts import MODULATOR_NAMES, SENSOR_NAMES, AgentManifest, WorkspaceState
 from rilai_desktop.contracts.agent import AgentPriority, ClaimType
 from rilai_desktop.contracts.workspace import STANCE_DIMENSIONS
-from rilai_desktop.errors import AgentManifestError
-from rilai_desktop.paths import REPO_ROOT
-from rilai_desktop.turn.agencies import ALL_AGENT_IDS, ALWAYS_ON
-from rilai_desktop.turn.registry import AgentSpec, Label, Triggers
+from rilai_desktop.turn.agents.agencies import ALL_AGENT_IDS, ALWAYS_ON
+from rilai_desktop.turn.agents.registry import AgentSpec, Label, Triggers
+from rilai_desktop.turn.prompts import Prompts, manifest_error
 
 ALLOWED_OUTPUTS: Final[frozenset[str]] = frozenset({"claims", "stance_delta", "memory_candidates"})
 WORKSPACE_SLOTS: Final[frozenset[str]] = frozenset(WorkspaceState.model_fields)
 TRIGGER_KEYS: Final[frozenset[str]] = frozenset({"sensors", "modulators", "keywords"})
 MAX_KEYWORD_CHARS: Final[int] = 60
-MAX_FILE_BYTES: Final[int] = 64 * 1024  # a manifest or prompt is a few hundred bytes
 MIN_LABELS, MAX_LABELS = 2, 8  # a choice, and few enough for a 135M model to read
 MAX_LABEL_CHARS: Final[int] = 24
 MAX_CLAIM_CHARS: Final[int] = 100
 LABEL_KEYS: Final[frozenset[str]] = frozenset({"claim", "type", "urgency", "stance", "gate"})
 _LABEL_NAME = re.compile(r"^[a-z][a-z0-9 _'-]*$")
 _ORDER: Final[dict[str, int]] = {agent_id: i for i, agent_id in enumerate(ALL_AGENT_IDS)}
-
-
-def default_prompts_dir() -> Path:
-    """The shipped ``prompts/`` folder of the checkout or installed tree."""
-    return REPO_ROOT / "prompts"
 
 
 class AgentRegistry:
@@ -86,39 +79,39 @@ class AgentRegistry:
         return iter(self.all())
 
 
-def load_registry(prompts_dir: Path) -> AgentRegistry:
-    """Load and validate every agent under ``prompts_dir / "agents"``."""
-    agents_dir = prompts_dir / "agents"
+def load_registry(prompts: Prompts) -> AgentRegistry:
+    """Load and validate every agent under ``prompts/agents``."""
+    agents_dir = prompts.path("agents")
     if not agents_dir.is_dir():
-        raise _error(agents_dir, "the agents folder is missing", f"Create {agents_dir}")
+        raise manifest_error(agents_dir, "the agents folder is missing", f"Create {agents_dir}")
     found = _discover(agents_dir)
     _check_agent_set(agents_dir, found)
-    return AgentRegistry(load_spec(found[agent_id]) for agent_id in ALL_AGENT_IDS)
+    return AgentRegistry(load_spec(prompts, found[agent_id]) for agent_id in ALL_AGENT_IDS)
 
 
-def load_spec(yaml_path: Path) -> AgentSpec:
+def load_spec(prompts: Prompts, yaml_path: Path) -> AgentSpec:
     """One agent: its manifest, triggers and prompt (``<agency>/<agent>.yaml`` + ``.md``)."""
     agency, name = yaml_path.parent.name, yaml_path.stem
-    data = yaml_mapping(yaml_path)
+    data = yaml_mapping(prompts, yaml_path)
     triggers = parse_triggers(yaml_path, data.pop("triggers", None))
     labels = parse_labels(yaml_path, data.pop("labels", None))
     try:
         manifest = AgentManifest.model_validate(data)
     except ValidationError as exc:
-        raise _error(yaml_path, f"invalid manifest: {_summary(exc)}") from None
+        raise manifest_error(yaml_path, f"invalid manifest: {_summary(exc)}") from None
     expected_id = f"{agency}.{name}"
     if manifest.id != expected_id:
-        raise _error(yaml_path, f"id is {manifest.id!r}", f"Set `id: {expected_id}`")
+        raise manifest_error(yaml_path, f"id is {manifest.id!r}", f"Set `id: {expected_id}`")
     if manifest.prompt_template != f"{name}.md":
-        raise _error(
+        raise manifest_error(
             yaml_path,
             f"prompt_template is {manifest.prompt_template!r}",
             f"Set `prompt_template: {name}.md`",
         )
     _check_fields(yaml_path, manifest)
-    prompt = read_text(yaml_path.parent / manifest.prompt_template).strip()
+    prompt = prompts.read(yaml_path.parent / manifest.prompt_template).strip()
     if not prompt:
-        raise _error(yaml_path.parent / manifest.prompt_template, "the prompt is empty")
+        raise manifest_error(yaml_path.parent / manifest.prompt_template, "the prompt is empty")
     return AgentSpec(manifest=manifest, prompt=prompt, triggers=triggers, labels=labels)
 
 
@@ -127,13 +120,13 @@ def _discover(agents_dir: Path) -> dict[str, Path]:
     try:
         agency_dirs = sorted(p for p in agents_dir.iterdir() if not p.name.startswith(("_", ".")))
     except OSError as exc:
-        raise _error(agents_dir, f"cannot list the folder: {exc.strerror or exc}") from None
+        raise manifest_error(agents_dir, f"cannot list the folder: {exc.strerror or exc}") from None
     for agency_dir in agency_dirs:
         if not agency_dir.is_dir():
             continue
         for path in sorted(agency_dir.iterdir()):
             if path.suffix == ".yml":
-                raise _error(path, "wrong extension", f"Rename it to {path.stem}.yaml")
+                raise manifest_error(path, "wrong extension", f"Rename it to {path.stem}.yaml")
             if path.suffix == ".yaml" and not path.name.startswith(("_", ".")):
                 found[f"{agency_dir.name}.{path.stem}"] = path
     return found
@@ -144,36 +137,40 @@ def _check_agent_set(agents_dir: Path, found: Mapping[str, Path]) -> None:
     extra = sorted(set(found) - set(ALL_AGENT_IDS))
     if missing:
         first = missing[0].replace(".", "/", 1)
-        raise _error(
+        raise manifest_error(
             agents_dir,
             f"{len(missing)} agent manifest(s) missing: {', '.join(missing[:5])}",
             f"Create {agents_dir / first}.yaml and .md (or restore them)",
         )
     if extra:
-        raise _error(
+        raise manifest_error(
             found[extra[0]],
             f"agent(s) not in agencies.py: {', '.join(extra[:5])}",
-            "Remove the file, or add the agent to rilai_desktop/turn/agencies.py",
+            "Remove the file, or add the agent to rilai_desktop/turn/agents/agencies.py",
         )
 
 
 def _check_fields(path: Path, manifest: AgentManifest) -> None:
     bad_outputs = sorted(set(manifest.outputs) - ALLOWED_OUTPUTS)
     if bad_outputs or "claims" not in manifest.outputs:
-        raise _error(path, f"outputs {manifest.outputs} must include claims", _allowed_hint())
+        raise manifest_error(
+            path, f"outputs {manifest.outputs} must include claims", _allowed_hint()
+        )
     bad_inputs = sorted(set(manifest.inputs) - WORKSPACE_SLOTS)
     if bad_inputs or not manifest.inputs:
-        raise _error(
+        raise manifest_error(
             path,
             f"unknown or no inputs: {bad_inputs or '[]'}",
             "Use WorkspaceState field names, e.g. user_message, conversation_history",
         )
     if manifest.cost_estimate <= 0 or manifest.cooldown < 0:
-        raise _error(path, "cost_estimate must be > 0 and cooldown >= 0")
+        raise manifest_error(path, "cost_estimate must be > 0 and cooldown >= 0")
     always_on = manifest.id in ALWAYS_ON
     if always_on != (manifest.priority is AgentPriority.ALWAYS_ON):
         want = "always_on" if always_on else "monitor or normal"
-        raise _error(path, f"priority is {manifest.priority.value}", f"Set `priority: {want}`")
+        raise manifest_error(
+            path, f"priority is {manifest.priority.value}", f"Set `priority: {want}`"
+        )
 
 
 def _allowed_hint() -> str:
@@ -185,10 +182,12 @@ def parse_triggers(path: Path, raw: object) -> Triggers:
     if raw is None:
         return Triggers()
     if not isinstance(raw, dict):
-        raise _error(path, "triggers must be a mapping", "Use sensors:, modulators:, keywords:")
+        raise manifest_error(
+            path, "triggers must be a mapping", "Use sensors:, modulators:, keywords:"
+        )
     unknown = sorted(str(k) for k in raw if k not in TRIGGER_KEYS)
     if unknown:
-        raise _error(
+        raise manifest_error(
             path, f"unknown triggers key(s): {unknown}", "Allowed: " + ", ".join(TRIGGER_KEYS)
         )
     sensors = _weights(path, "sensors", raw.get("sensors"), SENSOR_NAMES)
@@ -200,7 +199,9 @@ def parse_labels(path: Path, raw: object) -> tuple[Label, ...]:
     """Validate a ``labels:`` block: label name → claim text, or → {claim, type, urgency,
     stance, gate}. Every agent answers with one of its labels (docs/agents.md, "Output")."""
     if not isinstance(raw, dict) or not MIN_LABELS <= len(raw) <= MAX_LABELS:
-        raise _error(path, "labels must be a mapping of 2-8 label: claim entries", _LABEL_HINT)
+        raise manifest_error(
+            path, "labels must be a mapping of 2-8 label: claim entries", _LABEL_HINT
+        )
     return tuple(_label(path, str(name), entry) for name, entry in raw.items())
 
 
@@ -209,25 +210,25 @@ _LABEL_HINT: Final[str] = 'Write `labels:` with 2-8 entries `name: "claim text"`
 
 def _label(path: Path, name: str, entry: object) -> Label:
     if not _LABEL_NAME.match(name) or len(name) > MAX_LABEL_CHARS:
-        raise _error(path, f"bad label name {name!r}", "Use a short lower-case word")
+        raise manifest_error(path, f"bad label name {name!r}", "Use a short lower-case word")
     fields: dict[str, object] = {"claim": entry} if isinstance(entry, str) else {}
     if isinstance(entry, dict):
         fields = {str(k): v for k, v in entry.items()}
     claim = " ".join(str(fields.get("claim", "")).split())
     if set(fields) - LABEL_KEYS or not claim or len(claim) > MAX_CLAIM_CHARS:
-        raise _error(path, f"label {name!r}: bad entry {entry!r}", _LABEL_HINT)
+        raise manifest_error(path, f"label {name!r}: bad entry {entry!r}", _LABEL_HINT)
     kind = str(fields.get("type", "observation"))
     if kind not in {t.value for t in ClaimType}:
-        raise _error(path, f"label {name!r}: unknown type {kind!r}", _LABEL_HINT)
+        raise manifest_error(path, f"label {name!r}: unknown type {kind!r}", _LABEL_HINT)
     urgency = fields.get("urgency", 1)
     if not isinstance(urgency, int) or isinstance(urgency, bool) or not 0 <= urgency <= 3:
-        raise _error(path, f"label {name!r}: urgency {urgency!r}", "Use 0, 1, 2 or 3")
+        raise manifest_error(path, f"label {name!r}: urgency {urgency!r}", "Use 0, 1, 2 or 3")
     stance = _numbers(fields.get("stance"), STANCE_DIMENSIONS, -0.15, 0.15)
     if stance is None:
-        raise _error(path, f"label {name!r}: bad stance", "stance dimension: ±0.15 at most")
+        raise manifest_error(path, f"label {name!r}: bad stance", "stance dimension: ±0.15 at most")
     gate = _numbers(fields.get("gate"), SENSOR_NAMES, 0.0, 1.0)
     if gate is None:
-        raise _error(path, f"label {name!r}: bad gate", "sensor name: a floor in [0, 1]")
+        raise manifest_error(path, f"label {name!r}: bad gate", "sensor name: a floor in [0, 1]")
     return Label(name, claim, kind, urgency, stance, gate)
 
 
@@ -252,14 +253,16 @@ def _weights(path: Path, key: str, raw: object, names: tuple[str, ...]) -> dict[
     if raw is None:
         return {}
     if not isinstance(raw, dict):
-        raise _error(path, f"triggers.{key} must be a mapping of name: weight")
+        raise manifest_error(path, f"triggers.{key} must be a mapping of name: weight")
     out: dict[str, float] = {}
     for name, weight in raw.items():
         if name not in names:
-            raise _error(path, f"unknown {key} name {name!r}", "Known: " + ", ".join(names))
+            raise manifest_error(path, f"unknown {key} name {name!r}", "Known: " + ", ".join(names))
         ok = isinstance(weight, int | float) and not isinstance(weight, bool)
         if not ok or not math.isfinite(weight) or not 0.0 <= weight <= 1.0:
-            raise _error(path, f"triggers.{key}.{name} = {weight!r}", "Use a weight in [0, 1]")
+            raise manifest_error(
+                path, f"triggers.{key}.{name} = {weight!r}", "Use a weight in [0, 1]"
+            )
         out[str(name)] = float(weight)
     return out
 
@@ -269,43 +272,30 @@ def _keywords(path: Path, raw: Mapping[object, object]) -> tuple[str, ...]:
     if words is None:
         return ()
     if not isinstance(words, list):
-        raise _error(path, "triggers.keywords must be a list of words or short phrases")
+        raise manifest_error(path, "triggers.keywords must be a list of words or short phrases")
     seen: dict[str, str] = {}
     for word in words:
         text = " ".join(str(word).split()) if isinstance(word, str) else ""
         if not text or len(text) > MAX_KEYWORD_CHARS:
-            raise _error(path, f"bad keyword {word!r}", "Use a non-empty word or short phrase")
+            raise manifest_error(
+                path, f"bad keyword {word!r}", "Use a non-empty word or short phrase"
+            )
         seen.setdefault(text.casefold(), text)
     return tuple(seen.values())
 
 
-def yaml_mapping(path: Path) -> dict[str, object]:
+def yaml_mapping(prompts: Prompts, path: Path) -> dict[str, object]:
     """Read a YAML file that must hold a mapping."""
-    text = read_text(path)
+    text = prompts.read(path)
     try:
         data: object = yaml.safe_load(text)
     except yaml.YAMLError as exc:
         where = getattr(exc, "problem_mark", None)
         line = f" (line {where.line + 1})" if where is not None else ""
-        raise _error(path, f"not valid YAML{line}", "Fix the YAML syntax") from None
+        raise manifest_error(path, f"not valid YAML{line}", "Fix the YAML syntax") from None
     if not isinstance(data, dict):
-        raise _error(path, "the manifest is not a YAML mapping", "Write `key: value` lines")
+        raise manifest_error(path, "the manifest is not a YAML mapping", "Write `key: value` lines")
     return {str(k): v for k, v in data.items()}
-
-
-def read_text(path: Path) -> str:
-    """Read a small UTF-8 text file, or raise AgentManifestError naming it."""
-    try:
-        size = path.stat().st_size
-        if size > MAX_FILE_BYTES:
-            raise _error(path, f"file is {size} bytes", "Manifests and prompts are small")
-        return path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise _error(path, "file is missing", f"Create {path}") from None
-    except UnicodeDecodeError:
-        raise _error(path, "file is not UTF-8 text", "Save it as UTF-8") from None
-    except OSError as exc:
-        raise _error(path, f"cannot read: {exc.strerror or exc}", "Check permissions") from None
 
 
 def _summary(exc: ValidationError) -> str:
@@ -314,11 +304,3 @@ def _summary(exc: ValidationError) -> str:
         loc = ".".join(str(p) for p in err["loc"]) or "(root)"
         parts.append(f"{loc}: {err['msg']}")
     return "; ".join(parts)
-
-
-def _error(path: Path, problem: str, fix: str | None = None) -> AgentManifestError:
-    """The message names the file, the problem and (when there is one) the fix."""
-    hints = [fix] if fix else []
-    hints.append("See docs/agents.md for the manifest fields")
-    message = f"{path}: {problem}" + (f". Fix: {fix}" if fix else "")
-    return AgentManifestError(message, context={"path": str(path)}, recovery_suggestions=hints)

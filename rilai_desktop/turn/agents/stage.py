@@ -29,14 +29,14 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass
 
 from rilai_desktop.contracts import Claim, EventKind
-from rilai_desktop.llm.port import Prefills
-from rilai_desktop.turn.agent_context import warm_messages
-from rilai_desktop.turn.agent_runner import AgentRun, AgentRunner
-from rilai_desktop.turn.deliberation import deliberate
-from rilai_desktop.turn.loader import AgentRegistry
-from rilai_desktop.turn.reducer import reduce
+from rilai_desktop.contracts.llm import Prefills
+from rilai_desktop.turn.agents.context import warm_messages
+from rilai_desktop.turn.agents.loader import AgentRegistry
+from rilai_desktop.turn.agents.runner import AgentRun, AgentRunner
+from rilai_desktop.turn.agents.selection import ScheduledAgent, Scheduler
+from rilai_desktop.turn.deliberation.reducer import reduce
+from rilai_desktop.turn.deliberation.rounds import deliberate
 from rilai_desktop.turn.result import AgentRecord
-from rilai_desktop.turn.scheduler import ScheduledAgent, Scheduler
 from rilai_desktop.turn.state import Emit, RoundResult, TurnState
 
 CallerScope = Callable[[str], AbstractContextManager[None]]  # ModelEventRelay.caller

@@ -13,12 +13,12 @@ its signals and what memory recalled.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 from typing import Any
 
 from rilai_desktop.contracts import StanceVector
-from rilai_desktop.llm.port import ChatMessage
-from rilai_desktop.turn.registry import AgentSpec
+from rilai_desktop.contracts.llm import ChatMessage
+from rilai_desktop.turn.agents.registry import AgentSpec
+from rilai_desktop.turn.prompts import Prompts
 from rilai_desktop.turn.state import TurnState
 
 MESSAGE_CHARS = 600  # of the user's message an agent sees (the voice sees more)
@@ -36,8 +36,9 @@ _DEFAULT_STANCE = {
 }
 
 
-def load_system_text(prompts_dir: Path) -> str:
-    return (prompts_dir / "agents" / "_system.md").read_text(encoding="utf-8").strip()
+def load_system_text(prompts: Prompts) -> str:
+    """The agents' shared system message (``agents/_system.md``); raises if it is missing."""
+    return prompts.read("agents/_system.md").strip()
 
 
 def _excerpt(text: str, limit: int) -> str:

@@ -24,10 +24,11 @@ import dataclasses
 from typing import Any, Final
 
 from rilai_desktop.contracts import CouncilDecision
-from rilai_desktop.turn.council import Council
-from rilai_desktop.turn.reducer import reduce
+from rilai_desktop.turn.deliberation.council import Council
+from rilai_desktop.turn.deliberation.reducer import reduce
+from rilai_desktop.turn.prompts import Prompts
+from rilai_desktop.turn.speaking.voice_prompt import answer_block
 from rilai_desktop.turn.state import TurnState
-from rilai_desktop.turn.voice_prompt import answer_block
 
 DECISION_FIELDS: Final[tuple[str, ...]] = (
     "speak",
@@ -58,8 +59,8 @@ def _changed(a: CouncilDecision, b: CouncilDecision) -> list[str]:
     return [name for name in DECISION_FIELDS if fa[name] != fb[name]]
 
 
-def _notes(decision: CouncilDecision) -> str:
-    return answer_block(decision) if decision.speak else ""
+def _notes(decision: CouncilDecision, prompts: Prompts) -> str:
+    return answer_block(decision, prompts=prompts) if decision.speak else ""
 
 
 def _without(state: TurnState, agent_id: str | None) -> TurnState:
@@ -104,7 +105,7 @@ def agent_influence(state: TurnState, council: Council, *, used_model: bool) -> 
     actual = council.replay(state, open_intent)
     base = council.replay(_without(state, None), open_intent)
     fields = _changed(actual, base)
-    notes = _notes(actual)
+    notes = _notes(actual, council.prompts)
     by_agent: dict[str, dict[str, bool]] = {}
     for agent_id in ran:
         spoke = any(c.source_agent == agent_id for c in state.claims) or any(
@@ -116,7 +117,7 @@ def agent_influence(state: TurnState, council: Council, *, used_model: bool) -> 
         alone = council.replay(_without(state, agent_id), open_intent)
         by_agent[agent_id] = {
             "decision": bool(_changed(actual, alone)),
-            "notes": _notes(alone) != notes,
+            "notes": _notes(alone, council.prompts) != notes,
         }
     sources: dict[str, list[str]] = {}
     for point in decision.speech_act.key_points:
@@ -129,7 +130,7 @@ def agent_influence(state: TurnState, council: Council, *, used_model: bool) -> 
     return {
         "agents": ran,
         "changed_decision": bool(fields),
-        "changed_notes": notes != _notes(base),
+        "changed_notes": notes != _notes(base, council.prompts),
         "fields": fields,
         "by_agent": by_agent,
         "key_point_sources": sources,

@@ -30,11 +30,11 @@ lint:
 	@$(BIN)/ruff format --check rilai_desktop tests tools
 
 typecheck:
-	@echo "== mypy (strict on contracts/, store/, memory/, turn/ and daemon/)"
+	@echo "== mypy (strict on contracts/, store/, llm/, memory/, turn/, daemon/ and app/)"
 	@$(BIN)/mypy rilai_desktop
 
 importlint:
-	@echo "== import-linter (no Qt outside ui/, light contracts/ and turn/, daemon/ on ports)"
+	@echo "== import-linter (the layers: clients > app > engine packages > leaves > contracts; no Qt outside ui/)"
 	@$(BIN)/lint-imports
 
 unit:

@@ -102,7 +102,7 @@ def test_run_bench_report(hash_backend: None, paths: Paths, tmp_path: Path) -> N
 def test_index_only_above_full_max(
     hash_backend: None, paths: Paths, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(mb, "FULL_MAX", 100)
+    monkeypatch.setattr(mb.runner, "FULL_MAX", 100)
     rep = mb.run_bench(
         _settings(paths), [50, 400], repeats=1, queries=8, ingest_turns=20, workdir=tmp_path
     )
@@ -115,8 +115,8 @@ def test_index_only_above_full_max(
 def test_cli_json_and_table(
     hash_backend: None, run: Run, paths: Paths, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(mb, "QUERIES", 10)
-    monkeypatch.setattr(mb, "INGEST_TURNS", 40)
+    monkeypatch.setattr(mb.runner, "QUERIES", 10)
+    monkeypatch.setattr(mb.runner, "INGEST_TURNS", 40)
     result = run("bench", "memory", "--items", "250", "--repeats", "1", "--json")
     assert result.code == 0, result
     data = result.json()

@@ -6,7 +6,7 @@ import argparse
 import os
 import sys
 import traceback
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from rilai_desktop import __version__
@@ -461,14 +461,24 @@ def _stdout_to_devnull() -> None:
         pass
 
 
-def main(argv: Sequence[str] | None = None, builders: Builders | None = None) -> int:
-    """`rilai`; ``builders`` is the seam for tests (fakes instead of the real engine)."""
+def main(
+    argv: Sequence[str] | None = None,
+    builders: Builders | None = None,
+    *,
+    runner: Callable[[argparse.Namespace], int] | None = None,
+) -> int:
+    """`rilai`: parse ``argv``, run the command and report its errors; the exit code.
+
+    The seams for tests: ``builders`` (fakes instead of the real engine), and ``runner``,
+    which runs the parsed command instead of ``dispatch`` (one command bound to its fakes,
+    keeping the real parsing and error reports).
+    """
     parser = build_parser()
     args = parser.parse_args(argv)
     args.set = [item for dest in _SET_DESTS for item in getattr(args, dest, None) or []]
     debug = bool(args.debug or os.environ.get("RILAI_DEBUG"))
     try:
-        code = dispatch(args, builders)
+        code = dispatch(args, builders) if runner is None else runner(args)
         sys.stdout.flush()  # a reader that went away shows up here, not at interpreter exit
         return code
     except BrokenPipeError:

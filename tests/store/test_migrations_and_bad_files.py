@@ -74,7 +74,7 @@ def test_migrate_from_the_previous_version_keeps_data(data: Path) -> None:
         assert log.append("old", 1, EventKind.ERROR, {"error": "x"}).seq == 2
 
 
-def test_a_failed_migration_rolls_back(data: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_failed_migration_rolls_back(data: Path) -> None:
     import rilai_desktop.store.migrations as mig
 
     real = mig.available_migrations()
@@ -82,10 +82,9 @@ def test_a_failed_migration_rolls_back(data: Path, monkeypatch: pytest.MonkeyPat
         *real,
         mig.Migration(len(real) + 1, "broken", "CREATE TABLE t (x); SELECT * FROM nope;"),
     ]
-    monkeypatch.setattr(mig, "available_migrations", lambda: broken)
     conn = sqlite3.connect(data / "rilai.db", isolation_level=None)
     with pytest.raises(sqlite3.OperationalError):
-        mig.migrate(conn, target=len(broken))
+        mig.migrate(conn, target=len(broken), migrations=broken)
     assert mig.current_version(conn) == len(real)
     assert conn.execute("SELECT name FROM sqlite_master WHERE name='t'").fetchone() is None
     conn.close()

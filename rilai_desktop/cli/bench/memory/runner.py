@@ -63,15 +63,18 @@ def run_bench(
     sizes: Sequence[int],
     *,
     repeats: int = 3,
-    queries: int | None = None,
-    ingest_turns: int | None = None,
+    queries: int = QUERIES,
+    ingest_turns: int = INGEST_TURNS,
+    full_max: int = FULL_MAX,
     workdir: Path | None = None,
     progress: Progress | None = None,
 ) -> dict[str, Any]:
-    """Every measurement; returns the report (``--json`` prints it as is)."""
+    """Every measurement; returns the report (``--json`` prints it as is).
+
+    ``queries`` per size, ``ingest_turns`` for the ingest, and sizes above ``full_max`` get
+    the approximate index only.
+    """
     started = time.perf_counter()
-    queries = QUERIES if queries is None else queries
-    ingest_turns = INGEST_TURNS if ingest_turns is None else ingest_turns
 
     def say(msg: str) -> None:
         if progress is not None:
@@ -82,8 +85,8 @@ def run_bench(
     repeats = max(1, int(repeats))
     with tempfile.TemporaryDirectory(prefix="rilai-bench-memory-", dir=workdir) as tmp:
         root = Path(tmp)
-        full = [n for n in sizes if n <= FULL_MAX]
-        index_only = [n for n in sizes if n > FULL_MAX]
+        full = [n for n in sizes if n <= full_max]
+        index_only = [n for n in sizes if n > full_max]
         say(f"opening a throwaway memory ({settings.embedding.backend} embedder)")
         mem = open_memory(settings, root, "search")
         try:
@@ -216,12 +219,17 @@ def _bars(reports: Sequence[dict[str, Any]], ingest: dict[str, Any]) -> list[dic
     return bars
 
 
-def run(args: Namespace, ctx: Context) -> int:
+def run(
+    args: Namespace, ctx: Context, *, queries: int = QUERIES, ingest_turns: int = INGEST_TURNS
+) -> int:
+    """`rilai bench memory`; ``queries`` and ``ingest_turns`` as in ``run_bench``."""
     sizes = parse_items(getattr(args, "items", "10000,100000"))
     report = run_bench(
         ctx.loaded.settings,
         sizes,
         repeats=int(args.repeats),
+        queries=queries,
+        ingest_turns=ingest_turns,
         progress=lambda msg: print(msg, file=sys.stderr, flush=True),
     )
     if ctx.json:

@@ -17,7 +17,7 @@ from rilai_desktop.contracts import EventKind
 from rilai_desktop.errors import DataDirError, NotADatabaseError, SchemaTooNewError
 from rilai_desktop.paths import REPO_ROOT, ensure_private_dir
 from rilai_desktop.store import LATEST_VERSION, EventLog, current_version, migrate
-from rilai_desktop.store.migrations import available_migrations
+from rilai_desktop.store.schema import available_migrations
 
 
 def digest(path: Path) -> str:
@@ -75,7 +75,7 @@ def test_migrate_from_the_previous_version_keeps_data(data: Path) -> None:
 
 
 def test_a_failed_migration_rolls_back(data: Path) -> None:
-    import rilai_desktop.store.migrations as mig
+    import rilai_desktop.store.schema as mig
 
     real = mig.available_migrations()
     broken = [

@@ -87,7 +87,7 @@ def run_with(capsys: pytest.CaptureFixture[str], seams: CliSeams) -> RunWith:
                 ctx.close()
 
         capsys.readouterr()
-        code = cli.main(list(argv), runner=runner)
+        code = cli.main(list(argv), run=runner)
         out, err = capsys.readouterr()
         return Result(code, out, err)
 

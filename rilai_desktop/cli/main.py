@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from rilai_desktop import __version__
 from rilai_desktop.errors import ConfigError, NotBuiltYetError, RilaiError
 
+Runner = Callable[[argparse.Namespace], int]  # runs a parsed command (default: dispatch)
 if TYPE_CHECKING:
     from rilai_desktop.cli.commands._context import Builders
 
@@ -462,23 +463,15 @@ def _stdout_to_devnull() -> None:
 
 
 def main(
-    argv: Sequence[str] | None = None,
-    builders: Builders | None = None,
-    *,
-    runner: Callable[[argparse.Namespace], int] | None = None,
+    argv: Sequence[str] | None = None, builders: Builders | None = None, run: Runner | None = None
 ) -> int:
-    """`rilai`: parse ``argv``, run the command and report its errors; the exit code.
-
-    The seams for tests: ``builders`` (fakes instead of the real engine), and ``runner``,
-    which runs the parsed command instead of ``dispatch`` (one command bound to its fakes,
-    keeping the real parsing and error reports).
-    """
+    """`rilai`; test seams: ``builders`` (fakes for the engine), ``run`` (instead of dispatch)."""
     parser = build_parser()
     args = parser.parse_args(argv)
     args.set = [item for dest in _SET_DESTS for item in getattr(args, dest, None) or []]
     debug = bool(args.debug or os.environ.get("RILAI_DEBUG"))
     try:
-        code = dispatch(args, builders) if runner is None else runner(args)
+        code = dispatch(args, builders) if run is None else run(args)
         sys.stdout.flush()  # a reader that went away shows up here, not at interpreter exit
         return code
     except BrokenPipeError:

@@ -2,10 +2,14 @@
 
 ``seams`` is how a test hands the CLI fakes (the ``Builders`` seam of ``Context``) instead
 of patching our functions: set its ``router`` or ``memory_options`` before ``run(...)``.
+``run_with(handler, *argv)`` keeps the real parsing and error reports but hands the parsed
+command to ``handler`` — a command's ``run`` with its own fakes bound, e.g.
+``functools.partial(models.run, pip=offline)`` — on a fresh Context with those builders.
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -15,7 +19,7 @@ import pytest
 
 from rilai_desktop import cli
 from rilai_desktop.app.build import build_memory
-from rilai_desktop.cli.commands._context import Builders
+from rilai_desktop.cli.commands._context import Builders, Context
 
 
 class Result:
@@ -30,6 +34,8 @@ class Result:
 
 
 Run = Callable[..., Result]
+Handler = Callable[[argparse.Namespace, Context], int]
+RunWith = Callable[..., Result]
 
 
 @dataclass
@@ -67,3 +73,22 @@ def run(capsys: pytest.CaptureFixture[str], seams: CliSeams) -> Run:
         return Result(code, out, err)
 
     return _run
+
+
+@pytest.fixture
+def run_with(capsys: pytest.CaptureFixture[str], seams: CliSeams) -> RunWith:
+    def _run_with(handler: Handler, *argv: str) -> Result:
+        def runner(args: argparse.Namespace) -> int:
+            assert not args.set, "run_with() takes no --set (use run() or the environment)"
+            ctx = Context.create({}, json=args.json, debug=args.debug, builders=seams.builders())
+            try:
+                return handler(args, ctx)
+            finally:
+                ctx.close()
+
+        capsys.readouterr()
+        code = cli.main(list(argv), run=runner)
+        out, err = capsys.readouterr()
+        return Result(code, out, err)
+
+    return _run_with

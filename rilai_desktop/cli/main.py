@@ -6,12 +6,13 @@ import argparse
 import os
 import sys
 import traceback
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from rilai_desktop import __version__
 from rilai_desktop.errors import ConfigError, NotBuiltYetError, RilaiError
 
+Runner = Callable[[argparse.Namespace], int]  # runs a parsed command (default: dispatch)
 if TYPE_CHECKING:
     from rilai_desktop.cli.commands._context import Builders
 
@@ -461,14 +462,16 @@ def _stdout_to_devnull() -> None:
         pass
 
 
-def main(argv: Sequence[str] | None = None, builders: Builders | None = None) -> int:
-    """`rilai`; ``builders`` is the seam for tests (fakes instead of the real engine)."""
+def main(
+    argv: Sequence[str] | None = None, builders: Builders | None = None, run: Runner | None = None
+) -> int:
+    """`rilai`; test seams: ``builders`` (fakes for the engine), ``run`` (instead of dispatch)."""
     parser = build_parser()
     args = parser.parse_args(argv)
     args.set = [item for dest in _SET_DESTS for item in getattr(args, dest, None) or []]
     debug = bool(args.debug or os.environ.get("RILAI_DEBUG"))
     try:
-        code = dispatch(args, builders)
+        code = dispatch(args, builders) if run is None else run(args)
         sys.stdout.flush()  # a reader that went away shows up here, not at interpreter exit
         return code
     except BrokenPipeError:

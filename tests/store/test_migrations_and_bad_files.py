@@ -17,7 +17,7 @@ from rilai_desktop.contracts import EventKind
 from rilai_desktop.errors import DataDirError, NotADatabaseError, SchemaTooNewError
 from rilai_desktop.paths import REPO_ROOT, ensure_private_dir
 from rilai_desktop.store import LATEST_VERSION, EventLog, current_version, migrate
-from rilai_desktop.store.migrations import available_migrations
+from rilai_desktop.store.schema import available_migrations
 
 
 def digest(path: Path) -> str:
@@ -74,18 +74,17 @@ def test_migrate_from_the_previous_version_keeps_data(data: Path) -> None:
         assert log.append("old", 1, EventKind.ERROR, {"error": "x"}).seq == 2
 
 
-def test_a_failed_migration_rolls_back(data: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import rilai_desktop.store.migrations as mig
+def test_a_failed_migration_rolls_back(data: Path) -> None:
+    import rilai_desktop.store.schema as mig
 
     real = mig.available_migrations()
     broken = [
         *real,
         mig.Migration(len(real) + 1, "broken", "CREATE TABLE t (x); SELECT * FROM nope;"),
     ]
-    monkeypatch.setattr(mig, "available_migrations", lambda: broken)
     conn = sqlite3.connect(data / "rilai.db", isolation_level=None)
     with pytest.raises(sqlite3.OperationalError):
-        mig.migrate(conn, target=len(broken))
+        mig.migrate(conn, target=len(broken), migrations=broken)
     assert mig.current_version(conn) == len(real)
     assert conn.execute("SELECT name FROM sqlite_master WHERE name='t'").fetchone() is None
     conn.close()

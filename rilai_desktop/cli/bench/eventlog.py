@@ -28,7 +28,7 @@ from rilai_desktop.cli.commands._context import Context
 from rilai_desktop.cli.commands.output import emit_json, table
 from rilai_desktop.contracts import EventKind
 from rilai_desktop.store import EventDraft, EventLog
-from rilai_desktop.store.migrations import migrate
+from rilai_desktop.store.schema import migrate
 
 BATCH = 100
 BARS = {"batched_append": 0.5, "replay": 0.5}

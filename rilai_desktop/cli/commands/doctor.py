@@ -13,7 +13,7 @@ import sys
 import tempfile
 import time
 from argparse import Namespace
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -212,15 +212,20 @@ def check_database(ctx: Context) -> Check:
     return Check("database", "ok", f"integrity_check ok ({ctx.paths.db_path})")
 
 
-def run(args: Namespace, ctx: Context) -> int:
-    checks: list[Callable[[], Check]] = [
-        check_python,
-        check_torch,
-        check_llama_cpp,
-        check_faiss,
-        check_qt,
-    ]
-    results = [c() for c in checks]
+LIBRARY_CHECKS: tuple[Callable[[], Check], ...] = (
+    check_torch,
+    check_llama_cpp,
+    check_faiss,
+    check_qt,
+)
+
+
+def run(
+    args: Namespace, ctx: Context, *, libraries: Sequence[Callable[[], Check]] = LIBRARY_CHECKS
+) -> int:
+    """``libraries``: the checks of the heavy libraries (torch, llama.cpp, faiss, Qt; a test
+    hands in stubs, the slow test runs the real ones)."""
+    results = [check_python(), *(c() for c in libraries)]
     results += check_models(ctx, smoke=not getattr(args, "no_smoke", False))
     results.append(check_data_dir(ctx))
     # the database check needs a writable data dir

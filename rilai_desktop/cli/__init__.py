@@ -6,6 +6,7 @@ Clients sit on top: they hold what ``rilai_desktop.app`` builds and never wire t
 packages themselves.
 """
 
-from rilai_desktop.cli.main import build_parser, dispatch, main
+from rilai_desktop.cli.main import dispatch, main
+from rilai_desktop.cli.parser import build_parser
 
 __all__ = ["build_parser", "dispatch", "main"]

@@ -1,7 +1,9 @@
 """Fakes for the turn's ports, shipped beside the real adapters (DESIGN rule 4).
 
 - ``InMemoryTurnMemory``: a tiny memory that keeps what a turn commits and recalls it by
-  shared words — enough to test that a fact told in one turn reaches a later one.
+  shared words — enough to test that a fact told in one turn reaches a later one. Its
+  ``threads`` (open goals and threads) are recalled on every turn, the first three, as
+  the real memory lists its open goals.
 
 The model fakes a turn test needs (``ScriptedLLM``, ``RoleModels`` for role → model and
 ``agent_answer`` for the agents' label schemas) are in ``llm/fake.py``: the turn talks to
@@ -30,6 +32,7 @@ def _words(text: str) -> set[str]:
 class InMemoryTurnMemory:
     facts: list[dict[str, Any]] = field(default_factory=list)
     episodes: list[dict[str, Any]] = field(default_factory=list)
+    threads: list[dict[str, Any]] = field(default_factory=list)  # {"title", ...}
     commits: list[CommitPlan] = field(default_factory=list)
 
     def recall(self, query: str, *, k: int = 5) -> Recall:
@@ -43,6 +46,7 @@ class InMemoryTurnMemory:
         return Recall(
             episodes=hits(self.episodes, "summary"),
             user_facts=facts,
+            open_threads=self.threads[:3],
             items=[{"content": f["fact"], "category": "fact"} for f in facts],
         )
 

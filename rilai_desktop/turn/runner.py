@@ -30,7 +30,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from rilai_desktop.contracts import EngineEvent, EventKind
-from rilai_desktop.turn.agents.context import lead_context, turn_context
+from rilai_desktop.turn.agents.context import turn_context
 from rilai_desktop.turn.agents.stage import WaveStage
 from rilai_desktop.turn.commit import plan_commit
 from rilai_desktop.turn.model_events import ModelEventRelay
@@ -186,7 +186,7 @@ class TurnRunner:
     def _start_warm(self) -> None:
         """Warm the voice model for the next turn in the background (see the module doc)."""
         history = self._history()
-        lead = lead_context(history, self.session.stance)
+        lead = self.waves.lead(history, self.session.stance, self.session.modulators)
 
         def work() -> None:
             with self._warm_lock:  # one warm at a time; a newer one waits for the older
@@ -294,14 +294,15 @@ class TurnRunner:
         safety = "safety_interrupt" in state.flags
         if not safety:
             self._stage("recall", state, emit, lambda: self._recall(state, emit))
-            context = turn_context(state)
             now = self._clock()
+            contexts: list[str] = []  # the shared agent context, once the waves are planned
             self._stage(
                 "agents",
                 state,
                 emit,
-                lambda: self._agents(state, context, emit, records, now),
+                lambda: self._agents(state, contexts, emit, records, now),
             )
+            context = contexts[0] if contexts else turn_context(state)
             self._stage(
                 "deliberate",
                 state,
@@ -427,12 +428,14 @@ class TurnRunner:
     def _agents(
         self,
         state: TurnState,
-        context: str,
+        contexts: list[str],
         emit: Callable[[EventKind, Mapping[str, Any]], None],
         records: list[AgentRecord],
         now: float,
     ) -> None:
-        self.waves.run_waves(state, context, emit, records, self.session.last_run, now, self._scope)
+        contexts.append(
+            self.waves.run_waves(state, emit, records, self.session.last_run, now, self._scope)
+        )
         self.waves.reduce(state, emit, now)
 
     def _commit(

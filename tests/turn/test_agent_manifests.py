@@ -13,6 +13,7 @@ from rilai_desktop.contracts.agent import AgentPriority
 from rilai_desktop.errors import AgentManifestError, RilaiError
 from rilai_desktop.paths import REPO_ROOT, resolve_paths
 from rilai_desktop.turn.agents.agencies import ALL_AGENT_IDS, ALWAYS_ON
+from rilai_desktop.turn.agents.context import AGENT_INPUTS
 from rilai_desktop.turn.agents.loader import (
     AgentRegistry,
     load_registry,
@@ -239,6 +240,21 @@ def test_unknown_output_and_input_are_refused(prompts_copy: Path) -> None:
     _expect_error(prompts_copy, "norms.yaml", "poems")
     path.write_text(original.replace("inputs: [", "inputs: [horoscope, "), "utf-8")
     _expect_error(prompts_copy, "norms.yaml", "horoscope")
+
+
+def test_every_declared_input_is_one_the_turn_provides(registry: AgentRegistry) -> None:
+    for spec in registry.all():
+        assert set(spec.manifest.inputs) <= AGENT_INPUTS, spec.id
+
+
+def test_a_workspace_slot_no_turn_provides_is_refused(prompts_copy: Path) -> None:
+    # current_goal is a WorkspaceState field, but no agent ever receives it
+    assert "current_goal" in WorkspaceState.model_fields
+    assert "current_goal" not in AGENT_INPUTS
+    path = prompts_copy / "agents" / "social" / "norms.yaml"
+    original = path.read_text("utf-8")
+    path.write_text(original.replace("inputs: [", "inputs: [current_goal, "), "utf-8")
+    _expect_error(prompts_copy, "norms.yaml", "current_goal")
 
 
 def test_missing_prompt_is_refused(prompts_copy: Path) -> None:

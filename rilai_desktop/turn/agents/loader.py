@@ -3,7 +3,9 @@
 Why a strict loader: a manifest is text a person edits, and a typo there (an unknown
 sensor name, a weight of 5, a missing prompt) would otherwise surface as an agent that
 silently never runs. Every problem raises :class:`AgentManifestError` naming the file and
-the fix, at start-up, before any turn runs.
+the fix, at start-up, before any turn runs. That includes an input no turn provides: a
+manifest may declare only :data:`~rilai_desktop.turn.agents.context.AGENT_INPUTS`, each of
+which reaches the agents that declare it.
 
 Files in ``prompts/agents/`` whose name starts with ``_`` (e.g. ``_system.md``, the shared
 system message) are not agents and are skipped.
@@ -20,15 +22,15 @@ from typing import Final
 import yaml  # type: ignore[import-untyped]
 from pydantic import ValidationError
 
-from rilai_desktop.contracts import MODULATOR_NAMES, SENSOR_NAMES, AgentManifest, WorkspaceState
+from rilai_desktop.contracts import MODULATOR_NAMES, SENSOR_NAMES, AgentManifest
 from rilai_desktop.contracts.agent import AgentPriority, ClaimType
 from rilai_desktop.contracts.workspace import STANCE_DIMENSIONS
 from rilai_desktop.turn.agents.agencies import ALL_AGENT_IDS, ALWAYS_ON
+from rilai_desktop.turn.agents.context import AGENT_INPUTS
 from rilai_desktop.turn.agents.registry import AgentSpec, Label, Triggers
 from rilai_desktop.turn.prompts import Prompts, manifest_error
 
 ALLOWED_OUTPUTS: Final[frozenset[str]] = frozenset({"claims", "stance_delta", "memory_candidates"})
-WORKSPACE_SLOTS: Final[frozenset[str]] = frozenset(WorkspaceState.model_fields)
 TRIGGER_KEYS: Final[frozenset[str]] = frozenset({"sensors", "modulators", "keywords"})
 MAX_KEYWORD_CHARS: Final[int] = 60
 MIN_LABELS, MAX_LABELS = 2, 8  # a choice, and few enough for a 135M model to read
@@ -156,12 +158,12 @@ def _check_fields(path: Path, manifest: AgentManifest) -> None:
         raise manifest_error(
             path, f"outputs {manifest.outputs} must include claims", _allowed_hint()
         )
-    bad_inputs = sorted(set(manifest.inputs) - WORKSPACE_SLOTS)
+    bad_inputs = sorted(set(manifest.inputs) - AGENT_INPUTS)
     if bad_inputs or not manifest.inputs:
         raise manifest_error(
             path,
-            f"unknown or no inputs: {bad_inputs or '[]'}",
-            "Use WorkspaceState field names, e.g. user_message, conversation_history",
+            f"unknown or no inputs (no turn provides them): {bad_inputs or '[]'}",
+            "Inputs a turn provides: " + ", ".join(sorted(AGENT_INPUTS)),
         )
     if manifest.cost_estimate <= 0 or manifest.cooldown < 0:
         raise manifest_error(path, "cost_estimate must be > 0 and cooldown >= 0")

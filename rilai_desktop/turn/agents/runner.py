@@ -17,7 +17,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from rilai_desktop.contracts import AgentOutput, EventKind
+from rilai_desktop.contracts import AgentOutput, Claim, EventKind
 from rilai_desktop.contracts.llm import LLM, ChatMessage, Completion, CompletionStream
 from rilai_desktop.turn.agents.context import agent_messages
 from rilai_desktop.turn.agents.grounding import Grounding, copied_run
@@ -90,19 +90,21 @@ class AgentRunner:
         user_text: str | None = None,
         rilai_said: Sequence[str] = (),
         sensors: Mapping[str, float] | None = None,
+        claims: Sequence[Claim] = (),
     ) -> AgentRun:
         """AGENT_STARTED, the model call (its own events), then AGENT_COMPLETED or FAILED.
 
         ``user_text`` is the person's message (spans are checked against it; read from the
         context when not given); ``rilai_said`` are Rilai's earlier replies (a span that
-        copies one fails); ``sensors`` open the labels' gates.
+        copies one fails); ``sensors`` open the labels' gates; ``claims`` are the claims so
+        far, read by an agent that declares ``active_claims``.
         """
         emit(
             EventKind.AGENT_STARTED,
             {"agent_id": spec.id, "wave": wave, "followup": bool(followup), "why": list(why)},
         )
         start = self._clock()
-        messages = agent_messages(self.system_text, context, spec, followup=followup)
+        messages = agent_messages(self.system_text, context, spec, followup=followup, claims=claims)
         message = user_text if user_text is not None else _message_of(context)
         dropped_span = ""
         try:

@@ -2,8 +2,14 @@
 
 Wave 0 is the always-on agents; wave 1 is what the scheduler picks from the sensors,
 modulators, agency values, cooldowns and the turn's token budget. Every agent of a turn
-reads the same context text (its KV prefix is evaluated once, see ``agent_context``).
-Follow-ups go only to the authors of contested claims (``deliberation.deliberate``).
+reads the same context text (its KV prefix is evaluated once, see ``agents/context.py``),
+built once the waves are planned so that it says what the planned agents declare as
+inputs and nothing more. Follow-ups go only to the authors of contested claims
+(``deliberation.deliberate``).
+
+An agent that declares ``active_claims`` reads the claims so far in its own message: in
+wave 1+ it waits for the earlier waves (it is handed to the pool after its wave's other
+agents, so it rarely waits long), in a follow-up it reads the turn's claims.
 
 A wave's agents run on a pool of runners, one per llama.cpp context of the agents' model
 (``llm.agent_workers``, default 2: one per core, each context on ``llm.threads`` threads).
@@ -27,10 +33,16 @@ from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
+from typing import Any
 
-from rilai_desktop.contracts import Claim, EventKind
+from rilai_desktop.contracts import Claim, EventKind, GlobalModulators, StanceVector
 from rilai_desktop.contracts.llm import Prefills
-from rilai_desktop.turn.agents.context import warm_messages
+from rilai_desktop.turn.agents.context import (
+    declared_inputs,
+    lead_context,
+    turn_context,
+    warm_messages,
+)
 from rilai_desktop.turn.agents.loader import AgentRegistry
 from rilai_desktop.turn.agents.runner import AgentRun, AgentRunner
 from rilai_desktop.turn.agents.selection import ScheduledAgent, Scheduler
@@ -54,14 +66,16 @@ class WaveStage:
     def run_waves(
         self,
         state: TurnState,
-        context: str,
         emit: Emit,
         records: list[AgentRecord],
         last_run: dict[str, float],
         now: float,
         scope: CallerScope,
-    ) -> None:
+    ) -> str:
+        """Plan the waves, build the shared context for the planned agents, run them; the
+        context (deliberation's follow-ups reuse it, and so its KV cache)."""
         plans = self.plan_waves(state, last_run, now)
+        context = self.context(state, plans)
         runs = self._run_plans(plans, context, emit, scope, state)
         for wave, plan in enumerate(plans):
             for item, run in zip(plan, runs[wave], strict=True):
@@ -71,6 +85,25 @@ class WaveStage:
                 )
                 last_run[item.agent_id] = now
                 records.append(_record(item, wave, run))
+        return context
+
+    def inputs_of(self, plans: Sequence[Sequence[ScheduledAgent]]) -> frozenset[str]:
+        """The inputs the planned agents declare, together."""
+        return declared_inputs([self.registry.get(p.agent_id) for plan in plans for p in plan])
+
+    def context(self, state: TurnState, plans: Sequence[Sequence[ScheduledAgent]]) -> str:
+        """The shared context the planned agents read (``agents/context.py``)."""
+        return turn_context(state, self.inputs_of(plans))
+
+    def lead(
+        self,
+        history: Sequence[Mapping[str, Any]],
+        stance: StanceVector,
+        modulators: GlobalModulators,
+    ) -> str:
+        """The next turn's context lead, for ``warm``: what wave 0 (always planned) reads."""
+        wanted = self.inputs_of([self.scheduler.wave0()])
+        return lead_context(history, stance, modulators if "modulators" in wanted else None)
 
     def plan_waves(
         self, state: TurnState, last_run: Mapping[str, float], now: float
@@ -135,10 +168,40 @@ class WaveStage:
         user_text = state.user_text if state is not None else None
         said = rilai_said(state)
         sensors = {n: o.probability for n, o in state.sensors.items()} if state else None
+        waves_done = threading.Condition(lock)
+        broken: list[BaseException] = []  # a run that raised (a cancelled turn) ends waits
+
+        def reads_claims(item: ScheduledAgent) -> bool:
+            return "active_claims" in self.registry.get(item.agent_id).manifest.inputs
+
+        def claims_before(wave: int) -> list[Claim]:
+            """The claims of the waves before ``wave``, in plan order, once they finished
+            (the earlier waves' jobs are all handed out before this one: no deadlock)."""
+            with waves_done:
+                waves_done.wait_for(lambda: bool(broken) or all(n == 0 for n in left[:wave]))
+                if broken:
+                    raise broken[0]
+                return [
+                    claim
+                    for wave_runs in runs[:wave]
+                    for run in wave_runs
+                    if run is not None
+                    for claim in run.output.claims
+                ]
 
         def one(job: tuple[int, int]) -> None:
+            try:
+                run_one(job)
+            except BaseException as exc:
+                with lock:
+                    broken.append(exc)
+                    waves_done.notify_all()
+                raise
+
+        def run_one(job: tuple[int, int]) -> None:
             wave, index = job
             item = plans[wave][index]
+            claims = claims_before(wave) if wave > 0 and reads_claims(item) else []
             runner = free.get()
             try:
                 with lock:
@@ -163,12 +226,14 @@ class WaveStage:
                         user_text=user_text,
                         rilai_said=said,
                         sensors=sensors,
+                        claims=claims,
                     )
             finally:
                 free.put(runner)
             with lock:
                 runs[wave][index] = run
                 left[wave] -= 1
+                waves_done.notify_all()
                 if left[wave] == 0:
                     emit(
                         EventKind.WAVE_COMPLETED,
@@ -183,7 +248,12 @@ class WaveStage:
                         },
                     )
 
-        jobs = [(wave, index) for wave, plan in enumerate(plans) for index in range(len(plan))]
+        # within a wave, the agents that read the claims so far go last (they may wait)
+        jobs = [
+            (wave, index)
+            for wave, plan in enumerate(plans)
+            for _, index in sorted((reads_claims(item), i) for i, item in enumerate(plan))
+        ]
         workers = min(len(pool), len(jobs))
         if workers <= 1:
             for job in jobs:
@@ -274,6 +344,7 @@ class WaveStage:
                     user_text=state.user_text,
                     rilai_said=rilai_said(state),
                     sensors={n: o.probability for n, o in state.sensors.items()},
+                    claims=state.claims,
                 )
             state.add_tokens(
                 "deliberation", run.prompt_tokens, run.cached_tokens, run.completion_tokens

@@ -6,7 +6,10 @@ composition root, translates between them:
 
 - recall: the relationship memory's episodes, user facts and open threads ranked for the message,
   plus the best layer-2 items from RAG search (lexical + dense, no model call); a turn
-  record reads with who said it and when (:func:`said_line`);
+  record reads with who said it and when (:func:`said_line`); and, when the agents'
+  manifests ask for knowledge bases (seed 004), the few documents there closest to the
+  message (the query embedded once; empty knowledge bases skipped; a cosine floor keeps
+  unrelated documents out);
 - commit: the user's message stored as a one-turn conversation resource and run through
   the rule extractor (fast; the LLM extractor stays for `rilai memory ingest`); extracted
   preferences, boundaries and biography also become user facts with evidence counts; the
@@ -19,7 +22,7 @@ composition root, translates between them:
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
@@ -46,6 +49,12 @@ ITEM_SCORE_FLOOR = 0.25  # RAG fused score below which an item is not worth a pr
 # (Dana's "do you remember where I moved?" recalled "I don't think I want to be here
 # anymore" at 0.37 and three more of her turns; the voice then said it did not remember)
 RECORD_SCORE_FLOOR = 0.4
+# a knowledge-base document is a prompt line only this close to the message (cosine, the
+# embedder's vectors). Measured on all-MiniLM-L6-v2: a document that answers the message
+# 0.66-0.86, one on a neighbouring theme ("what should I cook tonight" / a cake recipe,
+# "a rough day at work" / a journaling tip) 0.29-0.33, an unrelated one under 0.13
+KNOWLEDGE_SCORE_FLOOR = 0.4
+MAX_KNOWLEDGE = 3
 
 
 USER_SPEAKERS = frozenset({"user", "you", "me"})
@@ -98,7 +107,7 @@ class MemoryBridge:
         self.k_items = k_items
         self.clock = clock  # "yesterday", "on Monday": relative to now
 
-    def recall(self, query: str, *, k: int = 5) -> Recall:
+    def recall(self, query: str, *, k: int = 5, knowledge_bases: Sequence[str] = ()) -> Recall:
         m = self.manager
         bundle = m.relationship.recall_for_workspace(query, k_episodes=2, k_facts=k, k_threads=3)
         items: list[dict[str, Any]] = []
@@ -123,7 +132,31 @@ class MemoryBridge:
             user_facts=bundle["user_facts"],
             open_threads=bundle["open_threads"],
             items=items,
+            knowledge=self.knowledge(query, knowledge_bases),
         )
+
+    def knowledge(self, query: str, knowledge_bases: Sequence[str]) -> list[dict[str, Any]]:
+        """The documents of ``knowledge_bases`` closest to ``query``: {"kb", "id", "text",
+        "score"}, best first, at most MAX_KNOWLEDGE, none under KNOWLEDGE_SCORE_FLOOR."""
+        kbs = self.manager.knowledge_bases
+        filled = [kb for kb in dict.fromkeys(knowledge_bases) if kbs.count(kb) > 0]
+        if not filled or not query.strip():
+            return []
+        vector = kbs.embedder.embed_one(query[:2000])[0]
+        hits: list[dict[str, Any]] = []
+        for kb in filled:
+            for hit in kbs.semantic_search("", kb, MAX_KNOWLEDGE, query_vector=vector):
+                if hit.score >= KNOWLEDGE_SCORE_FLOOR:
+                    hits.append(
+                        {
+                            "kb": kb,
+                            "id": hit.document_id,
+                            "text": hit.content_snippet,
+                            "score": round(hit.score, 4),
+                        }
+                    )
+        hits.sort(key=lambda h: (-h["score"], h["kb"], h["id"]))
+        return hits[:MAX_KNOWLEDGE]
 
     def commit(self, plan: CommitPlan) -> dict[str, Any]:
         from rilai_desktop.memory.types import Turn

@@ -3,12 +3,27 @@
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Any
+from typing import Any, Final, Literal
 
 from pydantic import Field
 
 from rilai_desktop.contracts._base import Contract
 from rilai_desktop.contracts.memory import MemoryCandidate
+
+# Seed 004's named knowledge bases (``rilai memory kb upsert`` fills them). An agent's
+# manifest may ask recall to search some of them (``knowledge_bases:``); memory keeps the
+# same names (memory/knowledge_bases.py KB_NAMES).
+KnowledgeBaseName = Literal["kb_core", "kb_skills", "kb_1", "kb_2", "kb_3", "kb_4", "kb_5", "kb_6"]
+KNOWLEDGE_BASES: Final[tuple[str, ...]] = (
+    "kb_core",
+    "kb_skills",
+    "kb_1",
+    "kb_2",
+    "kb_3",
+    "kb_4",
+    "kb_5",
+    "kb_6",
+)
 
 
 class ClaimType(StrEnum):
@@ -106,6 +121,10 @@ class AgentManifest(Contract):
     )
     prompt_template: str = Field(description="Filename in prompts/agents/{agency}/")
     version: int = Field(default=1, description="Manifest version")
+    knowledge_bases: list[KnowledgeBaseName] = Field(
+        default_factory=list,
+        description="Ours: knowledge bases recall searches for this agent (input `knowledge`)",
+    )
 
     @property
     def agency_id(self) -> str:

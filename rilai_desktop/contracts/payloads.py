@@ -126,10 +126,24 @@ class SafetyInterrupt(Payload):
     value: float | None = None
 
 
+class KnowledgeHit(BaseModel):
+    """One document recall found in a knowledge base (seed 004) for the turn."""
+
+    model_config = ConfigDict(extra="allow", frozen=True, allow_inf_nan=False)
+    kb: str = Field(min_length=1)
+    id: str
+    text: str
+    score: float
+
+
 class MemoryRetrieved(Payload):
     episodes: list[dict[str, Any]]
     user_facts: list[dict[str, Any]]
     open_threads: list[dict[str, Any]]
+    # ours, both optional so older logs (without them) stay readable: the layer-2 items
+    # recall ranked for the message, and the knowledge-base documents it found
+    items: list[dict[str, Any]] = Field(default_factory=list)
+    knowledge: list[KnowledgeHit] = Field(default_factory=list)
 
 
 class MemoryCommitted(Payload):

@@ -118,6 +118,8 @@ class WorkspaceState(Contract):
     retrieved_episodes: list[dict[str, Any]] = Field(default_factory=list)
     user_facts: list[dict[str, Any]] = Field(default_factory=list)
     open_threads: list[Goal] = Field(default_factory=list)
+    # ours: what recall found in the knowledge bases the manifests ask for
+    knowledge: list[dict[str, Any]] = Field(default_factory=list)
 
     # live state (updated by the reducer)
     stance: StanceVector = Field(default_factory=StanceVector)

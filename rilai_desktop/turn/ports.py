@@ -52,9 +52,14 @@ class Recall:
     open_threads: list[dict[str, Any]] = field(default_factory=list)
     # relevant layer-2 items: {"item_id", "content", "category", "score", "source_turn_ids"}
     items: list[dict[str, Any]] = field(default_factory=list)
+    # documents found in the knowledge bases the agents' manifests ask for (seed 004):
+    # {"kb", "id", "text", "score"}, best first, at most a few
+    knowledge: list[dict[str, Any]] = field(default_factory=list)
 
     def is_empty(self) -> bool:
-        return not (self.episodes or self.user_facts or self.open_threads or self.items)
+        return not (
+            self.episodes or self.user_facts or self.open_threads or self.items or self.knowledge
+        )
 
 
 @dataclass(frozen=True)
@@ -78,6 +83,9 @@ class CommitPlan:
 class TurnMemory(Protocol):
     """The memory system, as the turn sees it."""
 
-    def recall(self, query: str, *, k: int = 5) -> Recall: ...
+    def recall(self, query: str, *, k: int = 5, knowledge_bases: Sequence[str] = ()) -> Recall:
+        """What memory holds for ``query``; ``knowledge_bases``: the knowledge bases to
+        search too (the ones the agents' manifests ask for; none: no such search)."""
+        ...
 
     def commit(self, plan: CommitPlan) -> dict[str, Any]: ...

@@ -413,7 +413,9 @@ class TurnRunner:
         if self.memory is None or not state.user_text.strip():
             recall = Recall()
         else:
-            recall = self.memory.recall(state.user_text)
+            # the knowledge bases the agents' manifests ask for (none: no such search)
+            kbs = self.waves.registry.knowledge_bases()
+            recall = self.memory.recall(state.user_text, knowledge_bases=kbs)
         state.recall = recall
         emit(
             EventKind.MEMORY_RETRIEVED,
@@ -422,6 +424,7 @@ class TurnRunner:
                 "user_facts": recall.user_facts,
                 "open_threads": recall.open_threads,
                 "items": recall.items,
+                "knowledge": recall.knowledge,
             },
         )
 

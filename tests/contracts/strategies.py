@@ -38,6 +38,7 @@ from rilai_desktop.contracts import (
     VoiceResult,
     WorkspaceState,
 )
+from rilai_desktop.contracts.agent import KNOWLEDGE_BASES
 
 # ── primitives ───────────────────────────────────────────────────────────────
 
@@ -385,7 +386,21 @@ PAYLOAD_STRATEGIES: dict[EventKind, st.SearchStrategy[dict[str, Any]]] = {
             "episodes": st.lists(json_dicts, max_size=2),
             "user_facts": st.lists(json_dicts, max_size=2),
             "open_threads": st.lists(json_dicts, max_size=2),
-        }
+        },
+        {
+            "items": st.lists(json_dicts, max_size=2),
+            "knowledge": st.lists(
+                st.fixed_dictionaries(
+                    {
+                        "kb": st.sampled_from(KNOWLEDGE_BASES),
+                        "id": text(),
+                        "text": text(),
+                        "score": unit,
+                    }
+                ),
+                max_size=2,
+            ),
+        },
     ),
     EventKind.MEMORY_COMMITTED: _payload({"summary": json_dicts}),
     EventKind.MEMORY_RESOURCE_STORED: _payload(

@@ -101,6 +101,11 @@ def _fill_episodes(state: TurnState) -> None:
     state.recall = Recall(episodes=[{"summary": "they failed a resit last spring"}])
 
 
+def _fill_knowledge(state: TurnState) -> None:
+    doc = {"kb": "kb_core", "id": "lease", "text": "the lease ends on 30 June", "score": 0.6}
+    state.recall = Recall(knowledge=[doc])
+
+
 FILL: dict[str, tuple[Callable[[TurnState], None], str]] = {
     "user_message": (lambda s: None, "I can't get anything done this week"),
     "conversation_history": (_fill_history, "the exam is on Friday"),
@@ -109,6 +114,7 @@ FILL: dict[str, tuple[Callable[[TurnState], None], str]] = {
     "user_facts": (_fill_facts, "they study law in Leeds"),
     "open_threads": (_fill_threads, "Still open: finish the thesis draft"),
     "retrieved_episodes": (_fill_episodes, "Earlier: they failed a resit last spring"),
+    "knowledge": (_fill_knowledge, "From their documents: the lease ends on 30 June"),
     "active_claims": (lambda s: None, "Claims so far: they sound overwhelmed."),
 }
 CLAIMS = [_claim("they sound overwhelmed")]
@@ -117,6 +123,7 @@ EMPTY_MARKERS = {
     "modulators": "Pressure:",
     "open_threads": "Still open:",
     "retrieved_episodes": "Earlier:",
+    "knowledge": "From their documents:",
     "active_claims": "Claims so far:",
 }
 
@@ -145,7 +152,7 @@ def test_nothing_is_added_when_the_input_is_empty(name: str) -> None:
     assert EMPTY_MARKERS[name] not in _text(agent_messages(SYSTEM, context, spec, claims=[]))
 
 
-@pytest.mark.parametrize("name", ["modulators", "open_threads", "retrieved_episodes"])
+@pytest.mark.parametrize("name", ["modulators", "open_threads", "retrieved_episodes", "knowledge"])
 def test_a_shared_line_only_when_a_scheduled_agent_declares_it(name: str) -> None:
     fill, marker = FILL[name]
     state = _state()

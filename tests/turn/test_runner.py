@@ -171,7 +171,7 @@ def test_bad_input_never_crashes_a_turn(rig: Rig) -> None:
 
 def test_a_failing_stage_is_an_error_event_not_a_crash(rig: Rig) -> None:
     class BrokenMemory:
-        def recall(self, query: str, *, k: int = 5) -> object:
+        def recall(self, query: str, *, k: int = 5, knowledge_bases: object = ()) -> object:
             raise RuntimeError("index on fire")
 
         def commit(self, plan: object) -> dict[str, object]:

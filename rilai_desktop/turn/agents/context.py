@@ -13,7 +13,8 @@ Each agent's manifest declares the inputs it reads (``inputs:``; :data:`AGENT_IN
 the ones a turn provides, and the loader refuses any other). The shared context carries an
 input only when there is something to say and at least one agent scheduled this turn
 declares it, and then in one short line: the modulators when moved from their defaults,
-two open threads, one earlier episode.
+two open threads, one earlier episode, two documents recall found in the knowledge bases
+the manifests ask for (``knowledge``).
 ``active_claims`` is the exception: the claims so far change while the turn runs, so they
 go to the agents that declare them in their own user message (:func:`agent_messages`),
 never into the shared part.
@@ -36,6 +37,7 @@ SIGNAL_FLOOR = 0.3  # sensors below this are not mentioned
 MEMORY_LINE_CHARS = 100  # per fact, thread, episode or document in the shared context
 MAX_THREADS = 2
 MAX_EPISODES = 1
+MAX_DOCUMENTS = 2
 MAX_CLAIMS = 4  # of the active claims an agent that declares them reads
 CLAIM_CHARS = 80
 MOVED = 0.15  # a stance dimension or modulator this far from its default is mentioned
@@ -50,6 +52,7 @@ AGENT_INPUTS: Final[frozenset[str]] = frozenset(
         "user_facts",
         "open_threads",
         "retrieved_episodes",
+        "knowledge",
         "active_claims",
     }
 )
@@ -139,6 +142,9 @@ def turn_context(state: TurnState, inputs: Collection[str] | None = None) -> str
     episodes = _texts(recall.episodes, ("summary", "content"), MAX_EPISODES)
     if episodes and wanted("retrieved_episodes"):
         lines.append("Earlier: " + "; ".join(episodes))
+    documents = _texts(recall.knowledge, ("text",), MAX_DOCUMENTS)
+    if documents and wanted("knowledge"):
+        lines.append("From their documents: " + "; ".join(documents))
     return "\n".join(lines)
 
 

@@ -23,7 +23,7 @@ import yaml  # type: ignore[import-untyped]
 from pydantic import ValidationError
 
 from rilai_desktop.contracts import MODULATOR_NAMES, SENSOR_NAMES, AgentManifest
-from rilai_desktop.contracts.agent import AgentPriority, ClaimType
+from rilai_desktop.contracts.agent import KNOWLEDGE_BASES, AgentPriority, ClaimType
 from rilai_desktop.contracts.workspace import STANCE_DIMENSIONS
 from rilai_desktop.turn.agents.agencies import ALL_AGENT_IDS, ALWAYS_ON
 from rilai_desktop.turn.agents.context import AGENT_INPUTS
@@ -67,6 +67,11 @@ class AgentRegistry:
 
     def always_on(self) -> list[AgentSpec]:
         return [spec for spec in self._by_id.values() if spec.always_on]
+
+    def knowledge_bases(self) -> tuple[str, ...]:
+        """The knowledge bases any manifest asks recall to search, in seed 004's order."""
+        asked = {kb for spec in self._by_id.values() for kb in spec.manifest.knowledge_bases}
+        return tuple(kb for kb in KNOWLEDGE_BASES if kb in asked)
 
     def ids(self) -> list[str]:
         return list(self._by_id)
@@ -164,6 +169,12 @@ def _check_fields(path: Path, manifest: AgentManifest) -> None:
             path,
             f"unknown or no inputs (no turn provides them): {bad_inputs or '[]'}",
             "Inputs a turn provides: " + ", ".join(sorted(AGENT_INPUTS)),
+        )
+    if bool(manifest.knowledge_bases) != ("knowledge" in manifest.inputs):
+        raise manifest_error(
+            path,
+            "`knowledge` in inputs and `knowledge_bases:` go together",
+            "Declare both (e.g. `knowledge_bases: [kb_core]` and input knowledge) or neither",
         )
     if manifest.cost_estimate <= 0 or manifest.cooldown < 0:
         raise manifest_error(path, "cost_estimate must be > 0 and cooldown >= 0")

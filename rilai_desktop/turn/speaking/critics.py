@@ -115,7 +115,15 @@ class _Context:
         why = no_advice_reason(state)
         recall = state.recall
         past_text = " ".join(
-            P.strings([recall.episodes, recall.user_facts, recall.open_threads, recall.items])
+            P.strings(
+                [
+                    recall.episodes,
+                    recall.user_facts,
+                    recall.open_threads,
+                    recall.items,
+                    recall.knowledge,
+                ]
+            )
         )
         past_text += " " + " ".join(P.strings(state.history))
         past = frozenset(P.stems(clean(past_text[:400_000])))

@@ -50,6 +50,7 @@ MAX_FACTS: Final[int] = 5  # user facts and items together
 MIN_FACT_WORDS: Final[int] = 3  # "You're awake" is no fact about them
 MAX_EPISODES: Final[int] = 2
 MAX_THREADS: Final[int] = 2
+MAX_DOCUMENTS: Final[int] = 2  # of what recall found in their knowledge bases
 MAX_POINTS: Final[int] = 3
 MAX_DO_NOT: Final[int] = 5
 MAX_FEEDBACK: Final[int] = 3
@@ -224,7 +225,7 @@ def _field(entry: object, keys: Sequence[str]) -> str:
     return ""
 
 
-_SAID: Final = re.compile(r"^[^:]{0,60}\bsaid: ")  # turn_memory.said_line's "… they said: "
+_SAID: Final = re.compile(r"^[^:]{0,60}\bsaid: ")  # memory_bridge.said_line: "… they said: "
 
 
 def _unique(texts: Iterable[str], limit: int, seen: set[str]) -> list[str]:
@@ -252,8 +253,9 @@ def memory_block(recall: Recall, *, asked: bool = False) -> str:
 
 
 def memory_lines(recall: Recall) -> list[str]:
-    """The lines of :func:`memory_block`: facts, earlier episodes and open threads, about
-    them in the third person."""
+    """The lines of :func:`memory_block`: facts, earlier episodes, what their own documents
+    say (the knowledge bases the agents' manifests ask for) and open threads, about them
+    in the third person."""
     seen: set[str] = set()
     facts = _unique(
         [_field(f, ("fact", "content", "text", "summary")) for f in recall.user_facts]
@@ -269,11 +271,15 @@ def memory_lines(recall: Recall) -> list[str]:
         MAX_THREADS,
         seen,
     )
+    documents = _unique(
+        (_field(d, ("text", "content")) for d in recall.knowledge), MAX_DOCUMENTS, seen
+    )
     # about them, never in their first person (pronouns.py: it made the voice speak as them)
     lines = [third_person(f).rstrip(".") for f in facts if len(f.split()) >= MIN_FACT_WORDS]
     said = " ".join(lines).casefold()  # an episode that only repeats a fact adds nothing
     notes = (episode_note(e).rstrip(".") for e in episodes)
     lines += [f"earlier {n}" for n in notes if n.removeprefix("they said ").casefold() not in said]
+    lines += [f"from their documents: {third_person(d).rstrip('.')}" for d in documents]
     lines += [f"still open: {third_person(t).rstrip('.')}" for t in threads]
     return lines
 

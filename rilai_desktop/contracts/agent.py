@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Any, Final, Literal
+from typing import Final, Literal
 
 from pydantic import Field
 
@@ -59,9 +59,6 @@ class AgentOutput(Contract):
     claims: list[Claim] = Field(default_factory=list, description="Claims for deliberation")
     stance_delta: dict[str, float] | None = Field(
         default=None, description="Proposed stance changes (bounded ±0.15 by the reducer)"
-    )
-    workspace_patch: dict[str, Any] | None = Field(
-        default=None, description="Proposed workspace updates"
     )
     memory_candidates: list[MemoryCandidate] | None = Field(
         default=None, description="Things worth remembering"

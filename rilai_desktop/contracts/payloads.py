@@ -74,6 +74,8 @@ class AgentFailed(Payload):
 
 
 class WorkspacePatched(Payload):
+    """No longer emitted (agents propose no workspace patch); kept so older logs read."""
+
     patch: dict[str, Any]
 
 

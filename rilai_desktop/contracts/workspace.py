@@ -108,7 +108,9 @@ class Goal(Contract):
 
 
 class WorkspaceState(Contract):
-    """The global workspace (blackboard) agents read and propose patches to."""
+    """The global workspace (blackboard): the slots agents read (a manifest's ``inputs``
+    name them) and what the turn's later stages set. Agents propose no patches to it:
+    they answer with labels and code composes their claims (docs/agents.md)."""
 
     # context slots (read-only for agents)
     user_message: str = Field(default="", description="Current user input")

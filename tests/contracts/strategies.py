@@ -159,7 +159,6 @@ agent_outputs = st.builds(
     confidence=level,
     claims=st.lists(claims, max_size=3),
     stance_delta=st.none() | st.dictionaries(st.sampled_from(STANCE_DIMENSIONS), finite_floats),
-    workspace_patch=st.none() | json_dicts,
     memory_candidates=st.none() | st.lists(memory_candidates, max_size=3),
     debug_trace=st.none() | text(),
     processing_time_ms=nonneg_int,

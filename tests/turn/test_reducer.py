@@ -1,30 +1,37 @@
-"""The reducer: stance (leaky integration), modulators, workspace patches, claims."""
+"""The reducer: stance (leaky integration), modulators, claims; and no workspace patch."""
 
 from __future__ import annotations
 
+import dataclasses
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 import pytest
+from pydantic import ValidationError
 
 from rilai_desktop.contracts import (
     MODULATOR_NAMES,
     AgentOutput,
     Claim,
     ClaimType,
+    EventKind,
     GlobalModulators,
     StanceVector,
 )
+from rilai_desktop.contracts.agent_schema import agent_reply_schema
+from rilai_desktop.store import EventLog
 from rilai_desktop.turn.agents.agencies import AGENCY_BY_ID, ALL_AGENT_IDS
+from rilai_desktop.turn.agents.labels import label_schema
 from rilai_desktop.turn.deliberation.reducer import (
     ALPHA,
     MAX_DELTA,
-    MAX_PATCH_ITEMS,
     MODULATOR_MAP,
-    WORKSPACE_PATCH_WHITELIST,
+    Reduction,
     modulator_weights,
     reduce,
 )
+from tests.turn.conftest import Rig
 
 NOW = 1_700_000_000.0
 
@@ -33,7 +40,6 @@ def output(
     agent: str,
     salience: float = 0.5,
     delta: dict[str, float] | None = None,
-    patch: dict[str, Any] | None = None,
     claims: list[Claim] | None = None,
 ) -> AgentOutput:
     return AgentOutput(
@@ -44,7 +50,6 @@ def output(
         confidence=2,
         claims=claims or [],
         stance_delta=delta,
-        workspace_patch=patch,
     )
 
 
@@ -58,7 +63,6 @@ def raw_output(agent: str, delta: dict[str, Any]) -> AgentOutput:
         confidence=1,
         claims=[],
         stance_delta=delta,
-        workspace_patch=None,
         memory_candidates=None,
         debug_trace=None,
         processing_time_ms=0,
@@ -235,54 +239,58 @@ def test_last_update_from_now_ts_and_bad_timestamps_keep_the_old() -> None:
         assert out.modulators.last_update == datetime(2020, 1, 1, tzinfo=UTC)
 
 
-# --- workspace patches ----------------------------------------------------------------------
+# --- no workspace patch ---------------------------------------------------------------------
+# Agents answer with a label and code composes their claims (docs/agents.md): nothing ever
+# proposed a patch, so the seed's workspace_patch left AgentOutput and the reducer.
 
 
-def test_only_whitelisted_keys_are_accepted() -> None:
-    assert {"constraints", "pending_asks", "current_goal"} <= WORKSPACE_PATCH_WHITELIST
-    patch = {"constraints": ["no advice"], "stance": {"valence": 1}, "user_message": "hacked"}
-    result = run([output("inhibition.censor", patch=patch)])
-    assert result.patch == {"constraints": ["no advice"]}
-    assert result.rejected_patch_keys == ["stance", "user_message"]
+def test_an_agent_output_cannot_carry_a_workspace_patch() -> None:
+    with pytest.raises(ValidationError, match="workspace_patch"):
+        AgentOutput(
+            agent_id="inhibition.censor",
+            observation="x",
+            salience=0.5,
+            urgency=1,
+            confidence=1,
+            workspace_patch={"constraints": ["no advice"]},  # type: ignore[call-arg]
+        )
 
 
-def test_list_values_merge_deduped_capped_most_salient_first() -> None:
-    outputs = [
-        output("social.norms", 0.2, patch={"constraints": ["c1", "c2", "c3", "c4"]}),
-        output("inhibition.censor", 0.9, patch={"constraints": ["No advice", "c1", "c5"]}),
-        output("emotion.stress", 0.5, patch={"constraints": ["no advice!", "c6", "c7"]}),
-    ]
-    result = run(outputs)
-    assert result.patch["constraints"] == ["No advice", "c1", "c5", "c6", "c7", "c2"]
-    assert len(result.patch["constraints"]) == MAX_PATCH_ITEMS
+def test_the_reduction_holds_stance_modulators_and_claims_only() -> None:
+    assert {f.name for f in dataclasses.fields(Reduction)} == {
+        "stance",
+        "modulators",
+        "claims",
+        "applied_delta",
+        "modulator_changes",
+    }
 
 
-def test_scalar_highest_salience_wins_ties_by_agent_id() -> None:
-    outputs = [
-        output("planning.short_term", 0.6, patch={"current_goal": "make a plan"}),
-        output("emotion.stress", 0.6, patch={"current_goal": "calm down"}),
-        output("social.empathy", 0.4, patch={"current_goal": "listen"}),
-    ]
-    assert run(outputs).patch == {"current_goal": "calm down"}
+def test_no_agent_answer_offers_a_patch() -> None:
+    assert set(label_schema(["a", "b"])["properties"]) == {"present", "label", "confidence", "span"}
+    full = agent_reply_schema(["claims", "stance_delta", "memory_candidates"])
+    assert set(full["properties"]) == {
+        "observation",
+        "urgency",
+        "confidence",
+        "claims",
+        "stance",
+        "memory",
+    }
 
 
-def test_bad_patch_values_are_rejected_or_cleaned() -> None:
-    outputs = [
-        output("emotion.stress", 0.5, patch={"current_goal": 12, "pending_asks": 5}),
-        output(
-            "social.empathy",
-            0.4,
-            patch={"constraints": "no\x00 lectures\n", "pending_asks": ["", "  ", 3]},
-        ),
-    ]
-    result = run(outputs)
-    assert result.patch == {"constraints": ["no lectures"]}
-    assert result.rejected_patch_keys == ["current_goal", "pending_asks"]
+def test_a_turn_emits_no_workspace_patched(rig: Rig) -> None:
+    result = rig.runner.run_turn("Please, no advice. I just need to vent about my boss.")
+    assert result.reply
+    assert rig.log.events(kind=EventKind.WORKSPACE_PATCHED) == []
+    assert rig.log.events(kind=EventKind.STANCE_UPDATED, turn_id=result.turn_id)
 
 
-def test_huge_patch_text_is_cut() -> None:
-    result = run([output("emotion.stress", patch={"pending_asks": ["why? " * 20_000]})])
-    assert len(result.patch["pending_asks"][0]) <= 200
+def test_an_older_log_with_workspace_patched_still_reads(tmp_path: Path) -> None:
+    with EventLog(tmp_path / "old.db") as log:
+        log.append("s", 1, EventKind.WORKSPACE_PATCHED, {"patch": {"constraints": ["x"]}})
+        (event,) = log.events(kind=EventKind.WORKSPACE_PATCHED)
+    assert event.payload == {"patch": {"constraints": ["x"]}}
 
 
 # --- claims and determinism -----------------------------------------------------------------
@@ -314,19 +322,17 @@ def test_claims_are_existing_then_outputs_deduped() -> None:
 
 def test_result_does_not_depend_on_arrival_order() -> None:
     outputs = [
-        output("emotion.stress", 0.9, {"valence": -0.15, "strain": 0.1}, {"current_goal": "a"}),
+        output("emotion.stress", 0.9, {"valence": -0.15, "strain": 0.1}),
         output(
             "social.empathy",
             0.7,
             {"closeness": 0.1},
-            {"constraints": ["x", "y"]},
             [claim("c1", "User wants to be heard", "social.empathy")],
         ),
         output(
             "resource.time",
             0.6,
             {"strain": 0.15},
-            {"current_goal": "b"},
             [claim("c2", "Deadline is tomorrow", "resource.time")],
         ),
         output("emotion.stress", 0.2, {"valence": 0.05}),

@@ -79,7 +79,6 @@ def raw_outputs(draw: st.DrawFn) -> AgentOutput:
         confidence=1,
         claims=[],
         stance_delta=draw(st.dictionaries(dimension, any_float, max_size=6)),
-        workspace_patch=None,
         memory_candidates=None,
         debug_trace=None,
         processing_time_ms=0,
@@ -121,14 +120,6 @@ def valid_outputs(draw: st.DrawFn) -> AgentOutput:
             st.none()
             | st.dictionaries(
                 st.sampled_from(STANCE_DIMENSIONS), st.floats(-1, 1, allow_nan=False), max_size=4
-            )
-        ),
-        workspace_patch=draw(
-            st.none()
-            | st.dictionaries(
-                st.sampled_from(["constraints", "pending_asks", "current_goal", "stance"]),
-                st.one_of(st.text(max_size=20), st.lists(st.text(max_size=20), max_size=4)),
-                max_size=3,
             )
         ),
     )

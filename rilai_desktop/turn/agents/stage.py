@@ -303,11 +303,6 @@ class WaveStage:
                 "source_agents": dict(state.modulators.source_agents),
             },
         )
-        if result.patch or result.rejected_patch_keys:
-            emit(
-                EventKind.WORKSPACE_PATCHED,
-                {"patch": result.patch, "rejected_keys": result.rejected_patch_keys},
-            )
 
     def deliberate(
         self,

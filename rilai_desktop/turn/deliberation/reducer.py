@@ -20,6 +20,10 @@ Modulators — each agent (or agency, "social.*") drives modulators with a weigh
     w < 0:  m ← m − α·|w|·s·m           (calm toward 0, in proportion to the salience)
 
 Both keep m in [0, 1]. Lowering to baseline otherwise is the daemon's decay, with time.
+
+No workspace patch: agents answer with a label and code composes their claims
+(docs/agents.md), so no agent proposes one; the seed's ``workspace_patch`` left
+``AgentOutput`` and WORKSPACE_PATCHED is no longer emitted (older logs still read).
 """
 
 from __future__ import annotations
@@ -30,7 +34,7 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any, Final
+from typing import Final
 
 from rilai_desktop.contracts import (
     MODULATOR_NAMES,
@@ -40,7 +44,7 @@ from rilai_desktop.contracts import (
     GlobalModulators,
     StanceVector,
 )
-from rilai_desktop.turn.deliberation.claims import canonical, dedupe_claims
+from rilai_desktop.turn.deliberation.claims import dedupe_claims
 
 ALPHA: Final = 0.25
 MAX_DELTA: Final = 0.15
@@ -70,14 +74,8 @@ MODULATOR_MAP: Final[Mapping[str, Mapping[str, float]]] = {
     "self.meta_monitor": {"fatigue": 0.3},
 }
 
-# WorkspaceState keys an agent may patch. Lists merge; a scalar goes to the most salient.
-LIST_PATCH_KEYS: Final = frozenset({"constraints", "pending_asks"})
-SCALAR_PATCH_KEYS: Final = frozenset({"current_goal"})
-WORKSPACE_PATCH_WHITELIST: Final[frozenset[str]] = LIST_PATCH_KEYS | SCALAR_PATCH_KEYS
-MAX_PATCH_ITEMS: Final = 6
 _STANCE_DEFAULTS: Final = StanceVector(last_update_ts=0.0).to_dict()
 _MODULATOR_DEFAULTS: Final = GlobalModulators().to_dict()
-MAX_PATCH_CHARS: Final = 200
 
 
 @dataclass(frozen=True)
@@ -87,8 +85,6 @@ class Reduction:
     claims: list[Claim]  # the deduped active claims, stable order
     applied_delta: dict[str, float]  # dimension -> change applied (dimensions proposed only)
     modulator_changes: dict[str, float]  # modulator -> change (changed ones only)
-    patch: dict[str, Any]  # accepted workspace patch (whitelisted keys, merged)
-    rejected_patch_keys: list[str]  # sorted
 
 
 def modulator_weights(agent_id: str) -> Mapping[str, float]:
@@ -200,55 +196,6 @@ def _reduce_modulators(
     return updated, changes
 
 
-def _patch_items(value: object) -> list[str] | None:
-    """A list patch value as clean strings (a lone string counts as a list of one)."""
-    items = [value] if isinstance(value, str) else value
-    if not isinstance(items, list | tuple):
-        return None
-    cleaned = [_clean_text(item) for item in items if isinstance(item, str)]
-    return [item for item in cleaned if item]
-
-
-def _clean_text(text: str) -> str:
-    printable = "".join(ch if ch.isprintable() else " " for ch in text[: MAX_PATCH_CHARS * 4])
-    return " ".join(printable.split())[:MAX_PATCH_CHARS]
-
-
-def _reduce_patch(outputs: Sequence[AgentOutput]) -> tuple[dict[str, Any], list[str]]:
-    # most salient first (ties by agent id, then content), so the cap keeps what matters
-    ranked = sorted(outputs, key=lambda o: (-_salience(o), str(o.agent_id), _content_key(o)))
-    lists: dict[str, list[str]] = {}
-    seen: dict[str, set[str]] = {}
-    scalars: dict[str, str] = {}
-    rejected: set[str] = set()
-    for output in ranked:
-        for key, value in (output.workspace_patch or {}).items():
-            key = str(key)
-            if key in LIST_PATCH_KEYS:
-                items = _patch_items(value)
-                if items is None:
-                    rejected.add(key)
-                    continue
-                bucket = lists.setdefault(key, [])
-                keys = seen.setdefault(key, set())
-                for item in items:
-                    marker = canonical(item) or item
-                    if marker not in keys and len(bucket) < MAX_PATCH_ITEMS:
-                        keys.add(marker)
-                        bucket.append(item)
-            elif key in SCALAR_PATCH_KEYS:
-                text = _clean_text(value) if isinstance(value, str) else ""
-                if not text:
-                    rejected.add(key)
-                elif key not in scalars:
-                    scalars[key] = text
-            else:
-                rejected.add(key)
-    patch: dict[str, Any] = {key: items for key, items in sorted(lists.items()) if items}
-    patch.update(sorted(scalars.items()))
-    return patch, sorted(rejected - set(patch))
-
-
 def reduce(
     stance: StanceVector,
     modulators: GlobalModulators,
@@ -258,7 +205,7 @@ def reduce(
     now_ts: float,
     existing_claims: Sequence[Claim] = (),
 ) -> Reduction:
-    """Merge a wave's agent outputs into the stance, the modulators, the claims and a patch.
+    """Merge a wave's agent outputs into the stance, the modulators and the claims.
 
     The claims are ``existing_claims`` then the outputs' claims (canonical order), deduped.
     The stance gets ``turn_id`` and ``last_update_ts = now_ts``; the modulators
@@ -267,7 +214,6 @@ def reduce(
     ordered = canonical_order(outputs)
     new_stance, applied = _reduce_stance(stance, ordered, turn_id, now_ts)
     new_modulators, changes = _reduce_modulators(modulators, ordered, now_ts)
-    patch, rejected = _reduce_patch(ordered)
     claims = dedupe_claims([*existing_claims, *(c for o in ordered for c in o.claims)])
     return Reduction(
         stance=new_stance,
@@ -275,6 +221,4 @@ def reduce(
         claims=claims,
         applied_delta=applied,
         modulator_changes=changes,
-        patch=patch,
-        rejected_patch_keys=rejected,
     )

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Final, Literal
+from typing import Final, Literal, get_args
 
 from pydantic import Field
 
@@ -14,16 +14,7 @@ from rilai_desktop.contracts.memory import MemoryCandidate
 # manifest may ask recall to search some of them (``knowledge_bases:``); memory keeps the
 # same names (memory/knowledge_bases.py KB_NAMES).
 KnowledgeBaseName = Literal["kb_core", "kb_skills", "kb_1", "kb_2", "kb_3", "kb_4", "kb_5", "kb_6"]
-KNOWLEDGE_BASES: Final[tuple[str, ...]] = (
-    "kb_core",
-    "kb_skills",
-    "kb_1",
-    "kb_2",
-    "kb_3",
-    "kb_4",
-    "kb_5",
-    "kb_6",
-)
+KNOWLEDGE_BASES: Final[tuple[str, ...]] = get_args(KnowledgeBaseName)
 
 
 class ClaimType(StrEnum):

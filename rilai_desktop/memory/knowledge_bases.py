@@ -19,29 +19,20 @@ import json
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from rilai_desktop.contracts.agent import KNOWLEDGE_BASES, KnowledgeBaseName
 from rilai_desktop.errors import MemoryInputError
 from rilai_desktop.memory._sql import Clock, DerivedCache, dumps, sql_errors, utc_now
 from rilai_desktop.memory.items import to_blob
 from rilai_desktop.memory.ports import Database, Embedder, Vectors
 from rilai_desktop.memory.vector_index import VectorIndex
 
-KnowledgeBaseName = Literal["kb_core", "kb_skills", "kb_1", "kb_2", "kb_3", "kb_4", "kb_5", "kb_6"]
-KB_NAMES: tuple[str, ...] = (
-    "kb_core",
-    "kb_skills",
-    "kb_1",
-    "kb_2",
-    "kb_3",
-    "kb_4",
-    "kb_5",
-    "kb_6",
-)
+KB_NAMES: tuple[str, ...] = KNOWLEDGE_BASES  # seed 004's eight names (contracts/agent.py)
 MAX_LIMIT = 100
 MAX_POINT_ID_CHARS = 200
 MAX_PAYLOAD_BYTES = 1_000_000  # one point's payload, as JSON

@@ -18,7 +18,8 @@ from rilai_desktop.config import Settings
 
 if TYPE_CHECKING:
     from rilai_desktop.app.engine import Engine
-    from rilai_desktop.daemon.ports import Clock, Delivery, EventSink, LiveState, NudgeRunner
+    from rilai_desktop.contracts.clock import Clock
+    from rilai_desktop.daemon.ports import Delivery, EventSink, LiveState, NudgeRunner
     from rilai_desktop.daemon.service import Daemon
     from rilai_desktop.memory.embedding import EmbeddingService, FakeEmbedder
     from rilai_desktop.memory.manager import MemoryManager, MemoryRetryConfig
@@ -372,7 +373,7 @@ def build_daemon(
     present, else the console). Start it with ``daemon.scheduler.DaemonScheduler``.
     """
     from rilai_desktop.app.daemon_state import LogEventSink, LogLiveState, RunnerLiveState
-    from rilai_desktop.daemon.clock import SystemClock
+    from rilai_desktop.contracts.clock import SystemClock
     from rilai_desktop.daemon.maintenance import Maintenance
     from rilai_desktop.daemon.service import Daemon
 

@@ -27,8 +27,8 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from rilai_desktop.contracts import EngineEvent, EventKind, GlobalModulators, StanceVector
-from rilai_desktop.daemon.clock import SystemClock
-from rilai_desktop.daemon.ports import AffectSnapshot, Clock
+from rilai_desktop.contracts.clock import Clock, SystemClock
+from rilai_desktop.daemon.ports import AffectSnapshot
 from rilai_desktop.daemon.service import LiveStateBusy
 from rilai_desktop.store import EventLog
 from rilai_desktop.turn.runner import TurnRunner

@@ -31,14 +31,13 @@ from collections.abc import Callable, Iterator
 from datetime import datetime
 from pathlib import Path
 
-from rilai_desktop.daemon.clock import SystemClock
+from rilai_desktop.contracts.clock import Clock, SystemClock
 from rilai_desktop.daemon.maintenance import (
     DB_BACKUP,
     ensure_backups_dir,
     rotate,
     unique_name,
 )
-from rilai_desktop.daemon.ports import Clock
 from rilai_desktop.errors import ConfigError, ConsolidationError, RilaiError, StorageError
 from rilai_desktop.memory.manager import MemoryManager
 from rilai_desktop.store import EventLog

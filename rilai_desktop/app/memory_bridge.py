@@ -22,11 +22,12 @@ composition root, translates between them:
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from rilai_desktop.contracts import MemoryCandidate
+from rilai_desktop.contracts.clock import SYSTEM_CLOCK, Clock
 from rilai_desktop.errors import RilaiError
 from rilai_desktop.turn.ports import CommitPlan, Recall
 
@@ -101,7 +102,7 @@ class MemoryBridge:
         manager: MemoryManager,
         *,
         k_items: int = 5,
-        clock: Callable[[], datetime] = lambda: datetime.now(UTC),
+        clock: Clock = SYSTEM_CLOCK,
     ) -> None:
         self.manager = manager
         self.k_items = k_items
@@ -119,7 +120,7 @@ class MemoryBridge:
                 items.append(
                     {
                         "item_id": item.item_id,
-                        "content": said_line(item, self.clock()),
+                        "content": said_line(item, self.clock.now()),
                         "text": item.content,  # their words as stored (said_line: + who, when)
                         "category": item.category,
                         "kind": item.kind,

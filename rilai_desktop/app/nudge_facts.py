@@ -30,6 +30,7 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any, Final
 
 from rilai_desktop.contracts import EngineEvent, EventKind
+from rilai_desktop.contracts.clock import Clock
 from rilai_desktop.contracts.workspace import MODULATOR_NAMES, STANCE_DIMENSIONS
 from rilai_desktop.daemon.decay import (
     MODULATOR_BASELINES,
@@ -39,7 +40,7 @@ from rilai_desktop.daemon.decay import (
     clean,
 )
 from rilai_desktop.daemon.nudges.signals import message_strain, ruptured
-from rilai_desktop.daemon.ports import Clock, NudgeFacts, ThreadFact
+from rilai_desktop.daemon.ports import NudgeFacts, ThreadFact
 from rilai_desktop.errors import RilaiError
 from rilai_desktop.store import EventLog
 

@@ -32,7 +32,8 @@ from pathlib import Path
 from typing import Any
 
 from rilai_desktop.config import Settings
-from rilai_desktop.daemon.ports import Clock, MaintenanceTasks
+from rilai_desktop.contracts.clock import Clock
+from rilai_desktop.daemon.ports import MaintenanceTasks
 from rilai_desktop.errors import RilaiError
 
 log = logging.getLogger(__name__)

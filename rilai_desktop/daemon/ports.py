@@ -2,7 +2,7 @@
 
 The daemon (``daemon/``) never opens the database, a model or the FAISS index itself: the
 composition root (``app.py``) hands it adapters for these ports. Everything the daemon
-does is a function of an explicit ``now`` from a :class:`Clock`, so a fake clock can play
+does is a function of an explicit ``now`` from a ``contracts.clock.Clock``, so a fake clock can play
 a whole day in milliseconds and "8 hours asleep" is one catch-up computation.
 """
 
@@ -15,12 +15,6 @@ from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 from rilai_desktop.contracts import EngineEvent, EventKind
-
-
-class Clock(Protocol):
-    """Wall-clock time, always timezone-aware (UTC)."""
-
-    def now(self) -> datetime: ...
 
 
 class EventSink(Protocol):

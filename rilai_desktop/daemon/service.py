@@ -28,10 +28,9 @@ from typing import Any, TypeVar
 
 from rilai_desktop.config import Settings
 from rilai_desktop.contracts import EngineEvent, EventKind
-from rilai_desktop.daemon.clock import as_utc
+from rilai_desktop.contracts.clock import Clock, as_utc
 from rilai_desktop.daemon.decay import EPSILON, DecayResult, HalfLives, decay_affect
 from rilai_desktop.daemon.ports import (
-    Clock,
     EventSink,
     LiveState,
     MaintenanceRunner,

@@ -14,8 +14,6 @@ from typing import Any, Generic, TypeVar
 
 from rilai_desktop.errors import MemoryInputError, StorageError
 
-Clock = Callable[[], datetime]
-
 
 def utc_now() -> datetime:
     return datetime.now(UTC)

@@ -14,13 +14,14 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from rilai_desktop.contracts.clock import SYSTEM_CLOCK, Clock
 from rilai_desktop.errors import (
     CategoryExistsError,
     CategoryNotFoundError,
     MemoryInputError,
     StorageError,
 )
-from rilai_desktop.memory._sql import Clock, iso, new_id, parse_dt, utc_now
+from rilai_desktop.memory._sql import iso, new_id, parse_dt, utc_now
 from rilai_desktop.memory.ports import Database
 from rilai_desktop.memory.types import (
     CATEGORY_DESCRIPTION_MAX,
@@ -81,7 +82,7 @@ def title_of(name: str) -> str:
 
 
 class CategoryLayer:
-    def __init__(self, db: Database, folder: Path, *, clock: Clock = utc_now) -> None:
+    def __init__(self, db: Database, folder: Path, *, clock: Clock = SYSTEM_CLOCK) -> None:
         self._db = db
         self.folder = folder
         self._clock = clock
@@ -136,7 +137,7 @@ class CategoryLayer:
             description=description,
             markdown_content=f"# {title_of(name)}\n\n*No items yet.*\n",
             item_ids=[],
-            updated_at=self._clock(),
+            updated_at=self._clock.now(),
         )
         conn.execute(
             "INSERT INTO memory_categories (category_id, name, description, markdown_content,"
@@ -159,7 +160,7 @@ class CategoryLayer:
     def update_content(
         self, conn: sqlite3.Connection, name: str, content: str, *, consolidated: bool
     ) -> None:
-        now = iso(self._clock())
+        now = iso(self._clock.now())
         sql = "UPDATE memory_categories SET markdown_content = ?, updated_at = ?"
         args: list[Any] = [content, now]
         if consolidated:

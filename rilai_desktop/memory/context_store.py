@@ -18,13 +18,14 @@ import json
 import sqlite3
 import uuid
 import zlib
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import Any, Literal
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, ValidationError
 
+from rilai_desktop.contracts.clock import SYSTEM_CLOCK, Clock
 from rilai_desktop.errors import MemoryInputError, RilaiError, StorageError
 from rilai_desktop.memory.ports import Database
 
@@ -125,12 +126,12 @@ def _decode(stored: str, compression: str) -> str:
 class ContextStore:
     """Seed 002's ContextStore over the shared SQLite connection."""
 
-    def __init__(self, db: Database, *, clock: Callable[[], datetime] | None = None) -> None:
+    def __init__(self, db: Database, *, clock: Clock = SYSTEM_CLOCK) -> None:
         self._db = db
-        self._clock = clock or (lambda: datetime.now(UTC))
+        self._clock = clock
 
     def _now(self) -> datetime:
-        return _as_moment(self._clock(), "clock")
+        return _as_moment(self._clock.now(), "clock")
 
     @contextmanager
     def _write(self, action: str) -> Iterator[sqlite3.Connection]:

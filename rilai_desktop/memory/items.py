@@ -27,8 +27,9 @@ from typing import Any
 
 import numpy as np
 
+from rilai_desktop.contracts.clock import SYSTEM_CLOCK, Clock
 from rilai_desktop.errors import MemoryInputError
-from rilai_desktop.memory._sql import Clock, dumps, iso, new_id, utc_now
+from rilai_desktop.memory._sql import dumps, iso, new_id
 from rilai_desktop.memory.item_search import ItemReads, from_blob
 from rilai_desktop.memory.ports import Database, Embedder, Vectors
 from rilai_desktop.memory.types import TURN_KIND, ItemDraft, MemoryItem
@@ -66,7 +67,7 @@ class ItemLayer(ItemReads):
         *,
         exact_max: int = 250_000,
         dedupe_similarity: float = 0.92,
-        clock: Clock = utc_now,
+        clock: Clock = SYSTEM_CLOCK,
     ) -> None:
         self._db = db
         self.embedder = embedder
@@ -210,7 +211,7 @@ class ItemLayer(ItemReads):
         index = self.index
         added: list[int] = []
         removed: list[int] = []
-        now = self._clock()
+        now = self._clock.now()
         vecs = np.asarray(vectors, dtype=np.float32)
         # one batched search for all drafts (BLAS), and draft-to-draft similarities, instead
         # of a FAISS search per draft: at 100K items that is the difference between ~7 ms
@@ -384,7 +385,7 @@ class ItemLayer(ItemReads):
             return False
         conn.execute(
             "UPDATE memory_items SET invalid_at = ?, invalidated_by = ? WHERE id = ?",
-            (iso(self._clock()), by, row[0]),
+            (iso(self._clock.now()), by, row[0]),
         )
         self.index.remove(np.array([row[0]], dtype=np.int64))
         self._dirty = True

@@ -16,12 +16,13 @@ import logging
 import os
 import re
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
 
+from rilai_desktop.contracts.clock import SYSTEM_CLOCK, Clock
 from rilai_desktop.errors import RilaiError, StorageError
 from rilai_desktop.memory._sql import check_days
 from rilai_desktop.memory.journal_format import (
@@ -59,9 +60,9 @@ log = logging.getLogger(__name__)
 class Journal:
     """Seed 002's MemoryManager over plain files (see the module docstring)."""
 
-    def __init__(self, root: Path | str, *, clock: Callable[[], dt.datetime] | None = None) -> None:
+    def __init__(self, root: Path | str, *, clock: Clock = SYSTEM_CLOCK) -> None:
         self.root = Path(root)
-        self._clock = clock or (lambda: dt.datetime.now(dt.UTC))
+        self._clock = clock
         self._lock = threading.RLock()
 
     # ── paths ──────────────────────────────────────────────────────────────
@@ -81,7 +82,7 @@ class Journal:
         return self.memory_dir(agent_id) / "daily" / f"{_as_day(day).isoformat()}.json"
 
     def _now(self) -> dt.datetime:
-        now = self._clock()
+        now = self._clock.now()
         if now.tzinfo is None or now.utcoffset() is None:
             raise _bad("clock", "must return an aware datetime")
         return now.astimezone(dt.UTC)

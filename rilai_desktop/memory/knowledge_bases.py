@@ -26,8 +26,9 @@ import numpy.typing as npt
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from rilai_desktop.contracts.agent import KNOWLEDGE_BASES, KnowledgeBaseName
+from rilai_desktop.contracts.clock import SYSTEM_CLOCK, Clock
 from rilai_desktop.errors import MemoryInputError
-from rilai_desktop.memory._sql import Clock, DerivedCache, dumps, sql_errors, utc_now
+from rilai_desktop.memory._sql import DerivedCache, dumps, sql_errors
 from rilai_desktop.memory.items import to_blob
 from rilai_desktop.memory.ports import Database, Embedder, Vectors
 from rilai_desktop.memory.vector_index import VectorIndex
@@ -141,7 +142,7 @@ class _KBIndex:
 class KnowledgeBases:
     """The eight named knowledge bases of seed 004, in ``kb_points``."""
 
-    def __init__(self, db: Database, embedder: Embedder, *, clock: Clock = utc_now) -> None:
+    def __init__(self, db: Database, embedder: Embedder, *, clock: Clock = SYSTEM_CLOCK) -> None:
         self._db = db
         self.embedder = embedder
         self._clock = clock
@@ -299,7 +300,7 @@ class KnowledgeBases:
         return self._write(kb_name, checked)
 
     def _write(self, kb_name: str, checked: dict[str, tuple[Vectors, str]]) -> UpsertResult:
-        now = self._clock().isoformat()
+        now = self._clock.now().isoformat()
         conn = self._db.connection
         try:
             with sql_errors(f"upserting into {kb_name}"), self._db.transaction() as tx:

@@ -19,8 +19,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from rilai_desktop.contracts.clock import SYSTEM_CLOCK, Clock
 from rilai_desktop.errors import StorageError
-from rilai_desktop.memory._sql import Clock, utc_now
 from rilai_desktop.memory.categories import CategoryLayer
 from rilai_desktop.memory.consolidation import MemoryConsolidator
 from rilai_desktop.memory.context_store import ContextItem, ContextStore
@@ -88,7 +88,7 @@ class MemoryManager:
         retrieval_model: TextModel | None = None,
         fusion: FusionWeights | None = None,
         confidence: ConfidenceWeights | None = None,
-        clock: Clock = utc_now,
+        clock: Clock = SYSTEM_CLOCK,
         sleep: Callable[[float], None] = time.sleep,
     ) -> None:
         self.config = config or MemoryConfig(storage_dir=storage_dir)
@@ -179,7 +179,7 @@ class MemoryManager:
         self.short_term = ShortTermMemory()
         self.contexts = ContextStore(db, clock=clock)
         self.journal = Journal(journal_dir or storage_dir / "agents", clock=clock)
-        self.turn_journal = TurnJournal(self.contexts, self.journal, clock)
+        self.turn_journal = TurnJournal(self.contexts, self.journal, clock.now)
 
     # ── lifecycle and events ──────────────────────────────────────────────
     def open(self) -> tuple[str, float] | None:

@@ -7,8 +7,9 @@ import json
 import sqlite3
 from typing import Any
 
+from rilai_desktop.contracts.clock import SYSTEM_CLOCK, Clock
 from rilai_desktop.errors import MemoryInputError
-from rilai_desktop.memory._sql import Clock, dumps, fts_query, iso, new_id, parse_dt, utc_now
+from rilai_desktop.memory._sql import dumps, fts_query, iso, new_id, parse_dt, utc_now
 from rilai_desktop.memory.ports import Database
 from rilai_desktop.memory.types import MAX_RESOURCE_CHARS, RESOURCE_TYPES, Resource
 
@@ -63,7 +64,7 @@ def validate_resource_input(content: Any, resource_type: Any, metadata: Any) -> 
 class ResourceLayer:
     """Store, read, list, search and delete resources."""
 
-    def __init__(self, db: Database, *, clock: Clock = utc_now) -> None:
+    def __init__(self, db: Database, *, clock: Clock = SYSTEM_CLOCK) -> None:
         self._db = db
         self._clock = clock
 
@@ -80,7 +81,7 @@ class ResourceLayer:
             resource_type=resource_type,
             content=content,
             metadata=dict(metadata or {}),
-            created_at=self._clock(),
+            created_at=self._clock.now(),
         )
         conn.execute(
             "INSERT INTO memory_resources (resource_id, resource_type, content, content_hash,"

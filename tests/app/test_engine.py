@@ -16,7 +16,7 @@ from rilai_desktop.app.engine import Engine, EngineParts, TurnCancelled
 from rilai_desktop.app.memory_bridge import MemoryBridge
 from rilai_desktop.config import load_settings
 from rilai_desktop.contracts import EngineEvent, EventKind
-from rilai_desktop.daemon.clock import FakeClock
+from rilai_desktop.contracts.clock import FakeClock
 from rilai_desktop.daemon.delivery import RecordingDelivery
 from rilai_desktop.errors import EngineClosedError
 from rilai_desktop.llm.fake import RoleModels, ScriptedLLM, agent_answer

@@ -17,7 +17,7 @@ from rilai_desktop.cli.commands._context import Context
 from rilai_desktop.cli.commands.shell_cmd import ShellNudges
 from rilai_desktop.config import Settings
 from rilai_desktop.contracts import EventKind
-from rilai_desktop.daemon.clock import SystemClock
+from rilai_desktop.contracts.clock import SystemClock
 from rilai_desktop.daemon.ports import Nudge
 from rilai_desktop.daemon.scheduler import (
     MAINTENANCE_JOB,

@@ -9,7 +9,7 @@ from typing import Any
 
 from rilai_desktop.config import NudgeSettings
 from rilai_desktop.contracts import EngineEvent, EventKind
-from rilai_desktop.daemon.clock import FakeClock
+from rilai_desktop.contracts.clock import FakeClock
 from rilai_desktop.daemon.delivery import RecordingDelivery
 from rilai_desktop.daemon.nudges.controls import NudgeControls
 from rilai_desktop.daemon.nudges.engine import NudgeEngine

@@ -11,7 +11,7 @@ import pytest
 
 from rilai_desktop.app.nudge_facts import LogFacts, goals_from_log
 from rilai_desktop.contracts import EventKind
-from rilai_desktop.daemon.clock import FakeClock
+from rilai_desktop.contracts.clock import FakeClock
 from rilai_desktop.daemon.ports import EventReader, ThreadFact
 from rilai_desktop.memory.embedding import FakeEmbedder
 from rilai_desktop.memory.relationship import RelationshipMemory

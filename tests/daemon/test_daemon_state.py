@@ -12,7 +12,7 @@ import pytest
 from rilai_desktop.app.daemon_state import LogEventSink, LogLiveState, RunnerLiveState
 from rilai_desktop.config import Settings
 from rilai_desktop.contracts import EngineEvent, EventKind
-from rilai_desktop.daemon.clock import FakeClock
+from rilai_desktop.contracts.clock import FakeClock
 from rilai_desktop.daemon.service import Daemon, LiveStateBusy
 from rilai_desktop.errors import EventPayloadError
 from rilai_desktop.llm.fake import RoleModels, ScriptedLLM

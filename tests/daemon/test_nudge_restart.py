@@ -11,7 +11,7 @@ from typing import Any
 from rilai_desktop.app.nudge_facts import LogFacts
 from rilai_desktop.config import NudgeSettings
 from rilai_desktop.contracts import EngineEvent, EventKind
-from rilai_desktop.daemon.clock import FakeClock
+from rilai_desktop.contracts.clock import FakeClock
 from rilai_desktop.daemon.delivery import RecordingDelivery
 from rilai_desktop.daemon.nudges.budget import Budget
 from rilai_desktop.daemon.nudges.controls import NudgeControls

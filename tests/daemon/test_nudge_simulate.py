@@ -9,7 +9,7 @@ import pytest
 
 from rilai_desktop.config import DaemonSettings, NudgeSettings
 from rilai_desktop.contracts import EventKind
-from rilai_desktop.daemon.clock import FakeClock
+from rilai_desktop.contracts.clock import FakeClock
 from rilai_desktop.daemon.nudges.controls import NudgeInputError
 from rilai_desktop.daemon.nudges.day import DEFAULT_DAY
 from rilai_desktop.daemon.nudges.scenario import parse_scenario, resolve_time

@@ -15,7 +15,7 @@ from apscheduler.jobstores.sqlalchemy import SQLAlchemyJobStore
 from apscheduler.schedulers.background import BackgroundScheduler
 
 from rilai_desktop.config import Settings
-from rilai_desktop.daemon.clock import SystemClock
+from rilai_desktop.contracts.clock import SystemClock
 from rilai_desktop.daemon.errors import DaemonError
 from rilai_desktop.daemon.scheduler import (
     MAINTENANCE_JOB,

@@ -8,8 +8,8 @@ import pytest
 
 from rilai_desktop.config import Settings
 from rilai_desktop.contracts import EventKind
+from rilai_desktop.contracts.clock import FakeClock
 from rilai_desktop.contracts.payloads import ModulatorsDecayed
-from rilai_desktop.daemon.clock import FakeClock
 from rilai_desktop.daemon.decay import EPSILON, HalfLives, decay_affect
 from rilai_desktop.daemon.ports import Nudge
 from rilai_desktop.daemon.service import Daemon

@@ -17,7 +17,7 @@ import pytest
 from rilai_desktop.app.maintenance_tasks import StoreMaintenance
 from rilai_desktop.config import Settings
 from rilai_desktop.contracts import EventKind
-from rilai_desktop.daemon.clock import FakeClock
+from rilai_desktop.contracts.clock import FakeClock
 from rilai_desktop.daemon.maintenance import STEPS, Maintenance
 from rilai_desktop.errors import (
     ConfigError,
@@ -75,7 +75,7 @@ def build(tmp_path: Path, model: SummaryModel | None = None) -> Env:
         journal_dir=tmp_path / "agents",
         events=log,
         consolidation_model=model,
-        clock=clock.now,
+        clock=clock,
         sleep=lambda _s: None,
     )
     memory.open()

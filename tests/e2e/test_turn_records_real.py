@@ -41,6 +41,7 @@ def test_the_notes_say_who_said_it_and_when(real_models: Path) -> None:
     from rilai_desktop.app.build import build_core, build_memory
     from rilai_desktop.app.memory_bridge import MemoryBridge
     from rilai_desktop.config import load_settings
+    from rilai_desktop.contracts.clock import FakeClock
     from rilai_desktop.memory.types import Turn
     from rilai_desktop.paths import resolve_paths
 
@@ -68,7 +69,7 @@ def test_the_notes_say_who_said_it_and_when(real_models: Path) -> None:
             mode="rules",
         )
         march = datetime(2026, 3, 5, 12, tzinfo=UTC)  # notes say dates relative to now
-        bridge = MemoryBridge(memory, clock=lambda: march)
+        bridge = MemoryBridge(memory, clock=FakeClock(march))
         porto = [i["content"] for i in bridge.recall("When did Jonas move to Porto?").items]
         assert any(
             line.startswith("on 2 February Jonas said:")

@@ -23,13 +23,13 @@ class Clock:
     """A settable clock: tests move time by hand."""
 
     def __init__(self, now: datetime = T0) -> None:
-        self.now = now
+        self.at = now
 
-    def __call__(self) -> datetime:
-        return self.now
+    def now(self) -> datetime:
+        return self.at
 
     def advance(self, **delta: float) -> None:
-        self.now += timedelta(**delta)
+        self.at += timedelta(**delta)
 
 
 class SleepRecorder:

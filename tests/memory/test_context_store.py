@@ -27,13 +27,13 @@ class Clock:
     """A settable clock: tests move time by hand."""
 
     def __init__(self, now: datetime = T0) -> None:
-        self.now = now
+        self.at = now
 
-    def __call__(self) -> datetime:
-        return self.now
+    def now(self) -> datetime:
+        return self.at
 
     def advance(self, **delta: float) -> None:
-        self.now += timedelta(**delta)
+        self.at += timedelta(**delta)
 
 
 @pytest.fixture
@@ -177,7 +177,7 @@ def test_same_type_and_content_returns_the_existing_item(
     again = store.save("t", {"b": 2, "a": 1}, compression="none")  # key order is irrelevant
     assert again.id == first.id
     assert again.access_count == 1
-    assert again.accessed_at == clock.now
+    assert again.accessed_at == clock.now()
     assert again.created_at == T0
     assert count(log) == 1
     assert row(log, first.id)["access_count"] == 1
@@ -228,7 +228,7 @@ def test_get_many_keeps_order_skips_missing_and_counts_once(
     got = store.get_many([c.id, "ctx_missing", a.id, c.id, b.id])
     assert [i.id for i in got] == [c.id, a.id, b.id]
     assert [i.content for i in got] == ["c", "a", "b"]
-    assert all(i.access_count == 1 and i.accessed_at == clock.now for i in got)
+    assert all(i.access_count == 1 and i.accessed_at == clock.now() for i in got)
     assert store.get_many([]) == []
     assert store.getMany([a.id])[0].access_count == 2
 
@@ -369,7 +369,7 @@ def test_bad_ids_on_read_are_refused(store: ContextStore) -> None:
 
 
 def test_a_naive_clock_is_refused(log: EventLog) -> None:
-    store = ContextStore(log, clock=lambda: datetime(2026, 1, 1))
+    store = ContextStore(log, clock=Clock(datetime(2026, 1, 1)))
     with pytest.raises(MemoryInputError, match="clock"):
         store.save("t", "x")
 

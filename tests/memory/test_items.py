@@ -81,7 +81,7 @@ def test_store_one_item(layer: ItemLayer, log: EventLog, rid: str, clock: Clock)
     assert item.source_turn_ids == ["t1", "t2"]  # deduped, order kept
     assert (item.kind, item.category, item.importance) == ("biography", "biography", "high")
     assert item.confidence == pytest.approx(0.8)
-    assert item.created_at == clock.now and item.valid_at == clock.now
+    assert item.created_at == clock.now() and item.valid_at == clock.now()
     assert item.reinforcement_count == 0 and item.is_valid
     assert len(layer.index) == 1 and in_sync(layer, log)
 

@@ -28,13 +28,13 @@ AGENT = "agent-1"
 
 class Clock:
     def __init__(self, now: datetime = T0) -> None:
-        self.now = now
+        self.at = now
 
-    def __call__(self) -> datetime:
-        return self.now
+    def now(self) -> datetime:
+        return self.at
 
     def advance(self, **delta: float) -> None:
-        self.now += timedelta(**delta)
+        self.at += timedelta(**delta)
 
 
 @pytest.fixture
@@ -76,7 +76,7 @@ def test_append_creates_the_file_with_title_and_updates(
 ) -> None:
     assert journal.read_long_term(AGENT) == ""
     journal.append_to_long_term(AGENT, "  The user prefers tea.  ")
-    clock.now = datetime(2026, 1, 21, 9, 30, tzinfo=timezone(timedelta(hours=2)))
+    clock.at = datetime(2026, 1, 21, 9, 30, tzinfo=timezone(timedelta(hours=2)))
     journal.appendToLongTerm(AGENT, "Works nights.")
     assert long_term(root).read_text(encoding="utf-8") == (
         "# Long-term memory — agent-1\n"
@@ -461,7 +461,7 @@ def test_directories_are_private_and_files_owner_only(journal: Journal, root: Pa
 
 
 def test_a_naive_clock_is_refused(root: Path) -> None:
-    journal = Journal(root, clock=lambda: datetime(2026, 1, 1))
+    journal = Journal(root, clock=Clock(datetime(2026, 1, 1)))
     with pytest.raises(MemoryInputError, match="clock"):
         journal.append_to_long_term(AGENT, "x")
 

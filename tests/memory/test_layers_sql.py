@@ -48,7 +48,7 @@ def test_store_and_get_each_type(resources: ResourceLayer, clock: Clock, rtype: 
     res = resources.store("User: hi\nRilai: hello", rtype, meta)
     assert res.resource_id.startswith("res_") and len(res.resource_id) == 40
     assert res.resource_type == rtype
-    assert res.created_at == clock.now
+    assert res.created_at == clock.now()
     got = resources.get(res.resource_id)
     assert got is not None
     assert got.to_dict() == res.to_dict()
@@ -408,7 +408,7 @@ def test_category_file_is_rewritten_atomically(
     assert sorted(p.name for p in categories.folder.iterdir()) == ["notes.md"]
     cat = categories.require("notes")
     assert cat.markdown_content == "# Notes\n\n- new line ünïcode\n"
-    assert cat.updated_at == clock.now
+    assert cat.updated_at == clock.now()
     assert categories.last_consolidated() is not None
 
 
@@ -530,5 +530,5 @@ def test_timestamps_are_utc_round_trips(resources: ResourceLayer, clock: Clock) 
     clock.advance(days=3, microseconds=5)
     res = resources.store("time check", "document")
     got = resources.get(res.resource_id)
-    assert got is not None and got.created_at == clock.now
+    assert got is not None and got.created_at == clock.now()
     assert got.created_at.utcoffset() == timedelta(0)

@@ -83,7 +83,7 @@ def records(manager: MemoryManager, resource_id: str) -> list[MemoryItem]:
 
 def test_store_resource_and_its_event(manager: MemoryManager, log: EventLog, clock: Clock) -> None:
     res = manager.store_resource("Pricing starts at $99", "document", {"title": "T", "a": 1})
-    assert res.resource_type == "document" and res.created_at == clock.now
+    assert res.resource_type == "document" and res.created_at == clock.now()
     assert manager.get_resource(res.resource_id) == res
     (event,) = log.events(kind="memory.resource_stored")
     assert (event.session_id, event.turn_id) == ("memory", 0)
@@ -613,11 +613,11 @@ def test_get_stats(manager: MemoryManager, clock: Clock) -> None:
     assert stats.total_items == 4 and stats.vector_index_size == 4  # 2 facts + 2 records
     assert stats.items_by_category == {"biography": 1, "preferences": 1}  # records: no category
     assert stats.total_categories == 2
-    assert stats.last_extraction_at == clock.now
+    assert stats.last_extraction_at == clock.now()
     assert stats.last_consolidation_at is None  # refreshed, never consolidated
     assert stats.storage_bytes > 0
     manager.consolidate_category("biography")
-    assert manager.get_stats().last_consolidation_at == clock.now
+    assert manager.get_stats().last_consolidation_at == clock.now()
 
 
 def test_is_healthy(manager: MemoryManager, embedder: FakeEmbedder) -> None:

@@ -31,13 +31,13 @@ HOSTILE = [
 
 class Clock:
     def __init__(self, now: datetime = T0) -> None:
-        self.now = now
+        self.at = now
 
-    def __call__(self) -> datetime:
-        return self.now
+    def now(self) -> datetime:
+        return self.at
 
     def advance(self, **delta: float) -> None:
-        self.now += timedelta(**delta)
+        self.at += timedelta(**delta)
 
 
 @pytest.fixture
@@ -476,9 +476,9 @@ def test_due_within_uses_the_clock(mem: RelationshipMemory, clock: Clock) -> Non
     assert [g.id for g in mem.due_within(timedelta(hours=2))] == [in_1h.id]
     assert [g.id for g in mem.due_within(timedelta(days=3))] == [in_1h.id, in_2d.id]
     assert mem.due_within(timedelta(0)) == []
-    clock.now = T0 - timedelta(hours=2)
+    clock.at = T0 - timedelta(hours=2)
     assert [g.id for g in mem.due_within(timedelta(hours=1, minutes=30))] == [overdue.id]
-    clock.now = T0 + timedelta(days=1)
+    clock.at = T0 + timedelta(days=1)
     assert [g.id for g in mem.due_within(timedelta(days=1))] == [in_2d.id]
     with pytest.raises(MemoryInputError, match="negative"):
         mem.due_within(timedelta(hours=-1))

@@ -102,7 +102,7 @@ def test_importance_breaks_a_tie(env: Env) -> None:
 
 
 def test_recency_breaks_a_tie(env: Env) -> None:
-    now = env.clock.now
+    now = env.clock.now()
     recent, older = env.add(
         ItemDraft(
             content="jazz on vinyl records", kind="preference", valid_at=now - timedelta(days=1)
@@ -117,7 +117,7 @@ def test_recency_breaks_a_tie(env: Env) -> None:
     # stored the other way round, the more recent statement still wins
     env.clock.advance(days=1)
     newest = env.add(
-        ItemDraft(content="Jazz on vinyl records!!", kind="event", valid_at=env.clock.now)
+        ItemDraft(content="Jazz on vinyl records!!", kind="event", valid_at=env.clock.now())
     )[0]
     assert ids(env.rag.retrieve("jazz vinyl", k=1).items) == [newest.item_id]
 

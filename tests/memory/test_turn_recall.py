@@ -6,6 +6,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from rilai_desktop.app.memory_bridge import MemoryBridge, said_line
+from rilai_desktop.contracts.clock import FakeClock
 from rilai_desktop.memory.dates import resolve
 from rilai_desktop.memory.manager import MemoryManager
 from rilai_desktop.memory.query_plan import plan
@@ -99,7 +100,7 @@ def test_relative_dates_resolve_against_the_session_date() -> None:
 
 def test_the_notes_say_who_said_it_and_when(manager: MemoryManager) -> None:
     ingest(manager)
-    recall = MemoryBridge(manager, k_items=5, clock=lambda: MAY8).recall("Melanie charity race")
+    recall = MemoryBridge(manager, k_items=5, clock=FakeClock(MAY8)).recall("Melanie charity race")
     line = next(i["content"] for i in recall.items if "charity" in i["content"])
     assert line == (
         "earlier today Melanie said: I ran a charity race last Saturday, by the way."

@@ -34,10 +34,10 @@ from rilai_desktop.cli.commands._context import Context
 from rilai_desktop.cli.commands.output import emit_json, table
 from rilai_desktop.config import Settings
 from rilai_desktop.contracts import EventKind
-from rilai_desktop.daemon.clock import FakeClock, SystemClock
+from rilai_desktop.contracts.clock import Clock, FakeClock, SystemClock
 from rilai_desktop.daemon.decay import MODULATOR_BASELINES, STANCE_BASELINES
 from rilai_desktop.daemon.errors import DaemonError
-from rilai_desktop.daemon.ports import Clock, NudgeRunner
+from rilai_desktop.daemon.ports import NudgeRunner
 from rilai_desktop.daemon.service import Daemon
 from rilai_desktop.store import EventLog
 

@@ -27,7 +27,7 @@ from rilai_desktop.cli.commands._context import Context
 from rilai_desktop.cli.commands.output import emit_json, table
 from rilai_desktop.config import set_in_file
 from rilai_desktop.contracts import EngineEvent, EventKind
-from rilai_desktop.daemon.clock import SystemClock
+from rilai_desktop.contracts.clock import SystemClock
 from rilai_desktop.daemon.delivery import printable
 from rilai_desktop.daemon.nudges.controls import (
     ControlState,

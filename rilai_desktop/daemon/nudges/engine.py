@@ -30,6 +30,7 @@ from typing import Any, Final
 
 from rilai_desktop.config import NudgeSettings
 from rilai_desktop.contracts import EventKind
+from rilai_desktop.contracts.clock import Clock
 from rilai_desktop.daemon.nudges.budget import Budget
 from rilai_desktop.daemon.nudges.conditions import Candidate, evaluate
 from rilai_desktop.daemon.nudges.controls import NudgeControls
@@ -44,7 +45,7 @@ from rilai_desktop.daemon.nudges.ladder import (
 )
 from rilai_desktop.daemon.nudges.quiet_hours import QUIET_MAX_LEVEL, in_quiet_hours, local
 from rilai_desktop.daemon.nudges.wording import Generator, safe_title, word
-from rilai_desktop.daemon.ports import Clock, Delivery, EventReader, EventSink, FactsSource, Nudge
+from rilai_desktop.daemon.ports import Delivery, EventReader, EventSink, FactsSource, Nudge
 
 log = logging.getLogger(__name__)
 

@@ -30,7 +30,7 @@ from typing import Any, Final
 
 from rilai_desktop.config import DaemonSettings, NudgeSettings
 from rilai_desktop.contracts import EngineEvent, EventKind, SensorOutput
-from rilai_desktop.daemon.clock import FakeClock
+from rilai_desktop.contracts.clock import FakeClock
 from rilai_desktop.daemon.decay import (
     MODULATOR_BASELINES,
     STANCE_BASELINES,

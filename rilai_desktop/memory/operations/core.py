@@ -14,8 +14,9 @@ import sqlite3
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
+from rilai_desktop.contracts.clock import Clock
 from rilai_desktop.errors import EmbeddingError
-from rilai_desktop.memory._sql import Clock, iso
+from rilai_desktop.memory._sql import iso
 from rilai_desktop.memory.categories import CategoryLayer
 from rilai_desktop.memory.items import ItemLayer
 from rilai_desktop.memory.ports import Database, Embedder, EventSink, Vectors
@@ -109,7 +110,7 @@ class MemoryCore:
         raise AssertionError("unreachable")
 
     def now_iso(self) -> str:
-        return iso(self.clock()) or ""
+        return iso(self.clock.now()) or ""
 
 
 class RetryingEmbedder:

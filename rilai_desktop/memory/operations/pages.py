@@ -102,7 +102,7 @@ class CategoryPages:
                 res_ids,
             ).fetchall():
                 types[str(rid)] = str(rtype)
-        content = self._consolidator.render(category, items, types, self._core.clock(), summary)
+        content = self._consolidator.render(category, items, types, self._core.clock.now(), summary)
         with self._core.mutation(index=False) as conn:
             self._core.category_layer.update_content(
                 conn, category_name, content, consolidated=emit

@@ -18,7 +18,8 @@ from typing import Any, Literal
 import numpy as np
 import numpy.typing as npt
 
-from rilai_desktop.memory._sql import Clock, DerivedCache, sql_errors, utc_now
+from rilai_desktop.contracts.clock import SYSTEM_CLOCK, Clock
+from rilai_desktop.memory._sql import DerivedCache, sql_errors
 from rilai_desktop.memory.item_search import from_blob
 from rilai_desktop.memory.items import to_blob
 from rilai_desktop.memory.ports import Database, Embedder, Vectors
@@ -55,7 +56,7 @@ class RelationshipStore:
         db: Database,
         embedder: Embedder,
         *,
-        clock: Clock = utc_now,
+        clock: Clock = SYSTEM_CLOCK,
         fact_similarity: float = 0.9,
     ) -> None:
         self._db = db
@@ -67,7 +68,7 @@ class RelationshipStore:
 
     # ── plumbing ──────────────────────────────────────────────────────────
     def _now(self) -> datetime:
-        return _aware("the clock's time", self._clock())
+        return _aware("the clock's time", self._clock.now())
 
     def invalidate_cache(self) -> None:
         """Forget the cached embedding matrices (after editing the tables by other means)."""

@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from rilai_desktop.contracts.clock import SYSTEM_CLOCK, Clock
 from rilai_desktop.errors import MemoryInputError
-from rilai_desktop.memory._sql import Clock, utc_now
 from rilai_desktop.memory.items import ItemLayer
 from rilai_desktop.memory.ports import Embedder
 from rilai_desktop.memory.query_plan import plan
@@ -86,7 +86,7 @@ class RAGRetriever:
         embedder: Embedder,
         *,
         weights: FusionWeights | None = None,
-        clock: Clock = utc_now,
+        clock: Clock = SYSTEM_CLOCK,
     ) -> None:
         self.items = items
         self.embedder = embedder
@@ -117,7 +117,7 @@ class RAGRetriever:
         if missing_dense:
             dense_by_id.update(self.items.cosines(qvec, missing_dense))
         max_lex = max(lex_by_id.values(), default=0.0)
-        now = self._clock()
+        now = self._clock.now()
         when = _order_positions(rows, asked.order)
         out: list[Scored] = []
         for rid in ids:

@@ -1,10 +1,11 @@
-"""Wall-clock time for the daemon: the real one, and a fake a test can wind forward.
+"""Wall-clock time: the :class:`Clock` port, the real clock and a fake a test can wind forward.
 
-Every daemon decision takes an explicit ``now`` from a Clock, so a test (or
-``rilai nudges simulate`` / ``rilai bench daemon``) plays hours in milliseconds, and
-"8 hours asleep" is one call to ``advance(8 * 3600)`` followed by one tick. Both clocks
-return timezone-aware UTC datetimes: local time (quiet hours) is a display concern,
-computed with ``now.astimezone()`` where it is needed.
+One clock for every package (daemon, memory, the app's adapters): whatever needs "now"
+takes a ``Clock`` and calls ``clock.now()``, so a test (or ``rilai nudges simulate`` /
+``rilai bench daemon``) plays hours in milliseconds, and "8 hours asleep" is one call to
+``advance(8 * 3600)`` followed by one tick. Both clocks here return timezone-aware UTC
+datetimes: local time (quiet hours) is a display concern, computed with
+``now.astimezone()`` where it is needed. Stdlib only (contracts import nothing else).
 """
 
 from __future__ import annotations
@@ -12,6 +13,17 @@ from __future__ import annotations
 import math
 import threading
 from datetime import UTC, datetime, timedelta
+from typing import Final, Protocol
+
+
+class Clock(Protocol):
+    """Wall-clock time: ``now()`` is timezone-aware (UTC for the clocks here).
+
+    Callers rely on: every call returns an aware datetime; the real clock never goes
+    backwards by more than the machine's clock does (it may: callers survive that).
+    """
+
+    def now(self) -> datetime: ...
 
 
 def as_utc(dt: datetime) -> datetime:
@@ -26,6 +38,9 @@ class SystemClock:
 
     def now(self) -> datetime:
         return datetime.now(UTC)
+
+
+SYSTEM_CLOCK: Final = SystemClock()  # stateless: one shared instance serves as a default
 
 
 class FakeClock:

@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
 
-from rilai_desktop.daemon.clock import FakeClock, SystemClock, as_utc
+from rilai_desktop.contracts.clock import FakeClock, SystemClock, as_utc
 
 START = datetime(2026, 3, 2, 7, 0, tzinfo=UTC)
 

@@ -17,9 +17,10 @@ from rilai_desktop.app.engine_parts import EngineParts
 from rilai_desktop.config import Settings
 
 if TYPE_CHECKING:
+    from rilai_desktop.app.daemon_state import LogEventSink
     from rilai_desktop.app.engine import Engine
     from rilai_desktop.contracts.clock import Clock
-    from rilai_desktop.daemon.ports import Delivery, EventSink, LiveState, NudgeRunner
+    from rilai_desktop.daemon.ports import Delivery, LiveState, NudgeRunner
     from rilai_desktop.daemon.service import Daemon
     from rilai_desktop.memory.embedding import EmbeddingService, FakeEmbedder
     from rilai_desktop.memory.manager import MemoryManager, MemoryRetryConfig
@@ -394,14 +395,16 @@ def build_daemon(
         maintenance = Maintenance(
             tasks, core.settings, core.paths.data_dir, clock, busy=state.turn_running
         )
-    daemon = Daemon(clock, sink, state, core.settings, nudges, maintenance)
+    daemon = Daemon(
+        clock, sink, state, core.settings, nudges, maintenance, session_id=sink.session_id
+    )
     if tasks is not None:
         daemon.on_close(tasks.close)
     return daemon
 
 
 def _build_nudges(
-    core: Core, sink: EventSink, state: LiveState, clock: Clock, delivery: Delivery | None
+    core: Core, sink: LogEventSink, state: LiveState, clock: Clock, delivery: Delivery | None
 ) -> NudgeRunner:
     """The nudge engine over the log's facts and memory's open goals (no embedding model).
 
@@ -431,4 +434,5 @@ def _build_nudges(
         delivery if delivery is not None else default_delivery(),
         core.event_log,
         NudgeControls.in_data_dir(core.paths.data_dir),
+        session_id=sink.session_id,
     )

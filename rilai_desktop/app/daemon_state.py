@@ -3,10 +3,11 @@
 ``daemon/`` never imports the store or the turn; the composition root (app.py) hands it
 these:
 
-- :class:`LogEventSink` — EventSink: appends daemon events (turn_id 0) to the EventLog,
-  which validates them, in the log's latest session (the one the shell resumes), or a
-  fresh uuid4 session when the log is empty; listeners see each event once it is stored
-  (``rilai daemon run`` prints them).
+- :class:`LogEventSink` — ``contracts.EventSink`` over the EventLog, which validates each
+  event, stamped with the daemon's clock; listeners see each event once it is stored
+  (``rilai daemon run`` prints them). Its ``session_id`` is the daemon's session picker:
+  the log's latest session (the one the shell resumes), the shell's own when pinned, or
+  a fresh uuid4 session when the log is empty.
 - :class:`LogLiveState` — LiveState, headless (``rilai daemon run``): the stance and the
   modulators are a projection of the log (the newest STANCE_UPDATED / MODULATORS_UPDATED /
   MODULATORS_DECAYED), so a turn in another process is seen at the next tick, and the
@@ -40,7 +41,7 @@ TURN_WINDOW_S = 300.0  # an open turn older than this belongs to a process that 
 
 
 class LogEventSink:
-    """EventSink over the EventLog (daemon events: turn_id 0)."""
+    """``contracts.EventSink`` over the EventLog for the daemon, and its session picker."""
 
     def __init__(
         self,
@@ -67,9 +68,15 @@ class LogEventSink:
             sid = self._fresh
         return sid
 
-    def emit(self, kind: EventKind, payload: Mapping[str, Any]) -> EngineEvent:
+    def append(
+        self,
+        session_id: str,
+        turn_id: int,
+        kind: EventKind | str,
+        payload: Mapping[str, Any] | None = None,
+    ) -> EngineEvent:
         ts = self._clock.now() if self._clock is not None else None
-        event = self.log.append(self.session_id(), 0, kind, dict(payload), ts_wall=ts)
+        event = self.log.append(session_id, turn_id, kind, payload, ts_wall=ts)
         with self._lock:
             listeners = list(self._listeners)
         for listener in listeners:

@@ -1,6 +1,7 @@
 """Rilai contracts: every typed schema the components speak (seed 000, plus ours).
 
-No I/O and no heavy imports here: pydantic only.
+No I/O and no heavy imports here: pydantic only, plus the Protocols more than one engine
+package speaks (``ports.EventSink``, ``clock.Clock``).
 """
 
 from rilai_desktop.contracts.agent import (
@@ -15,6 +16,7 @@ from rilai_desktop.contracts.council import CouncilDecision, CriticResult, Speec
 from rilai_desktop.contracts.events import EngineEvent, EventKind
 from rilai_desktop.contracts.memory import EpisodicEvent, MemoryCandidate, UserFact
 from rilai_desktop.contracts.payloads import PAYLOAD_MODELS, validate_payload
+from rilai_desktop.contracts.ports import EventSink
 from rilai_desktop.contracts.sensor import SENSOR_NAMES, SensorOutput
 from rilai_desktop.contracts.workspace import (
     MODULATOR_NAMES,
@@ -41,6 +43,7 @@ __all__ = [
     "EngineEvent",
     "EpisodicEvent",
     "EventKind",
+    "EventSink",
     "GlobalModulators",
     "Goal",
     "MemoryCandidate",

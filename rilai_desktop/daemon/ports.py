@@ -1,14 +1,16 @@
 """The daemon's ports: what it reads and writes, as small Protocols (fakes in tests).
 
 The daemon (``daemon/``) never opens the database, a model or the FAISS index itself: the
-composition root (``app.py``) hands it adapters for these ports. Everything the daemon
+composition root (``app/build.py``) hands it adapters for these ports and for the shared
+``contracts.EventSink`` (where its events go) and ``contracts.clock.Clock``. Everything the daemon
 does is a function of an explicit ``now`` from a ``contracts.clock.Clock``, so a fake clock can play
 a whole day in milliseconds and "8 hours asleep" is one catch-up computation.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import uuid
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -16,11 +18,15 @@ from typing import Any, Protocol, runtime_checkable
 
 from rilai_desktop.contracts import EngineEvent, EventKind
 
+SessionPicker = Callable[[], str]
+"""Which session a daemon event (turn_id 0) goes to, asked at each write: the app's adapter
+answers the log's latest session or the shell's own (``LogEventSink.session_id``)."""
 
-class EventSink(Protocol):
-    """Appends one daemon event (turn_id 0) to the event log and returns it as stored."""
 
-    def emit(self, kind: EventKind, payload: Mapping[str, Any]) -> EngineEvent: ...
+def own_session() -> SessionPicker:
+    """A picker that always answers one fresh uuid4 session (no log to resume)."""
+    sid = str(uuid.uuid4())
+    return lambda: sid
 
 
 class EventReader(Protocol):

@@ -21,21 +21,21 @@ from __future__ import annotations
 import logging
 import threading
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, TypeVar
 
 from rilai_desktop.config import Settings
-from rilai_desktop.contracts import EngineEvent, EventKind
+from rilai_desktop.contracts import EngineEvent, EventKind, EventSink
 from rilai_desktop.contracts.clock import Clock, as_utc
 from rilai_desktop.daemon.decay import EPSILON, DecayResult, HalfLives, decay_affect
 from rilai_desktop.daemon.ports import (
-    EventSink,
     LiveState,
     MaintenanceRunner,
     Nudge,
     NudgeRunner,
+    SessionPicker,
 )
 
 log = logging.getLogger(__name__)
@@ -72,10 +72,13 @@ class Daemon:
         nudges: NudgeRunner | None = None,
         maintenance: MaintenanceRunner | None = None,
         *,
+        session_id: SessionPicker,
         epsilon: float = EPSILON,
     ) -> None:
+        """``session_id`` picks the session of each event (``LogEventSink.session_id``)."""
         self.clock = clock
         self.sink = sink
+        self.session_id = session_id
         self.state = state
         self.settings = settings
         self.nudges = nudges
@@ -108,7 +111,7 @@ class Daemon:
             result.tick = self._guard(
                 result,
                 "tick",
-                lambda: self.sink.emit(EventKind.DAEMON_TICK, {"timestamp": at.timestamp()}),
+                lambda: self._emit(EventKind.DAEMON_TICK, {"timestamp": at.timestamp()}),
             )
             self.ticks += 1
             busy = self._guard(result, "turn_running", self.state.turn_running)
@@ -140,7 +143,7 @@ class Daemon:
         except LiveStateBusy:
             result.skipped = "a turn took the state"
             return
-        result.decayed = self.sink.emit(EventKind.MODULATORS_DECAYED, decay.payload())
+        result.decayed = self._emit(EventKind.MODULATORS_DECAYED, decay.payload())
 
     # ── maintenance ────────────────────────────────────────────────────────
     def maintenance_pass(self, now: datetime | None = None) -> dict[str, Any]:
@@ -156,6 +159,11 @@ class Daemon:
             return {"error": result.errors[0] if result.errors else "maintenance failed"}
         return dict(report)
 
+    # ── events ─────────────────────────────────────────────────────────────
+    def _emit(self, kind: EventKind, payload: Mapping[str, Any]) -> EngineEvent:
+        """A daemon event: turn_id 0, in the picked session."""
+        return self.sink.append(self.session_id(), 0, kind, dict(payload))
+
     # ── errors ─────────────────────────────────────────────────────────────
     def _guard(self, result: TickResult, stage: str, body: Callable[[], T]) -> T | None:
         try:
@@ -169,7 +177,7 @@ class Daemon:
 
     def _emit_error(self, stage: str, message: str, trace: str) -> None:
         try:
-            self.sink.emit(
+            self._emit(
                 EventKind.ERROR,
                 {"error": message, "stage": f"daemon.{stage}", "traceback": trace},
             )

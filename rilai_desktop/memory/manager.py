@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from rilai_desktop.contracts.clock import SYSTEM_CLOCK, Clock
+from rilai_desktop.contracts.ports import EventSink
 from rilai_desktop.errors import StorageError
 from rilai_desktop.memory.categories import CategoryLayer
 from rilai_desktop.memory.consolidation import MemoryConsolidator
@@ -37,7 +38,7 @@ from rilai_desktop.memory.operations.retention import ResourceRetention
 from rilai_desktop.memory.operations.search import MemorySearch
 from rilai_desktop.memory.operations.turn_journal import TurnJournal
 from rilai_desktop.memory.operations.upkeep import MemoryUpkeep
-from rilai_desktop.memory.ports import Database, Embedder, EventSink, TextModel, Vectors
+from rilai_desktop.memory.ports import Database, Embedder, TextModel, Vectors
 from rilai_desktop.memory.relationship import RelationshipMemory
 from rilai_desktop.memory.resources import ResourceLayer
 from rilai_desktop.memory.retrieval import (

@@ -1,7 +1,8 @@
 """What memory needs from the rest of the app, as structural types (no imports of store/llm).
 
 The composition root passes the EventLog (which is both a ``Database`` and an
-``EventSink``) and the model router's LLMs; tests pass the same or the fakes.
+``contracts.EventSink``: memory's events are appended inside the write transaction)
+and the model router's LLMs; tests pass the same or the fakes.
 """
 
 from __future__ import annotations
@@ -24,14 +25,6 @@ class Database(Protocol):
     def connection(self) -> sqlite3.Connection: ...
 
     def transaction(self) -> AbstractContextManager[sqlite3.Connection]: ...
-
-
-class EventSink(Protocol):
-    """Where memory events go (the event log). Called inside the write transaction."""
-
-    def append(
-        self, session_id: str, turn_id: int, kind: Any, payload: Mapping[str, Any] | None = None
-    ) -> Any: ...
 
 
 class Embedder(Protocol):

@@ -13,20 +13,13 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Protocol
 
-from rilai_desktop.contracts import EngineEvent, EventKind, MemoryCandidate
+from rilai_desktop.contracts import EngineEvent, EventSink, MemoryCandidate
 from rilai_desktop.contracts.llm import LLM
 
 
-class EventStore(Protocol):
-    """Where every turn event goes first (the append-only event log)."""
-
-    def append(
-        self,
-        session_id: str,
-        turn_id: int,
-        kind: EventKind | str,
-        payload: Mapping[str, Any] | None = None,
-    ) -> EngineEvent: ...
+class EventStore(EventSink, Protocol):
+    """Where every turn event goes first (the append-only event log): the shared
+    ``contracts.EventSink`` plus the reads a turn needs."""
 
     def last_turn_id(self, session_id: str | None = None) -> int: ...
 

@@ -88,9 +88,9 @@ def test_daemon_run_refuses_bad_intervals(run: Run) -> None:
 def test_a_second_daemon_on_the_same_data_is_refused(run: Run) -> None:
     core = build_core(resolve_paths(), Settings())
     clock = SystemClock()
-    daemon = Daemon(
-        clock, LogEventSink(core.event_log), LogLiveState(core.event_log, clock), Settings()
-    )
+    sink = LogEventSink(core.event_log)
+    state = LogLiveState(core.event_log, clock)
+    daemon = Daemon(clock, sink, state, Settings(), session_id=sink.session_id)
     scheduler = DaemonScheduler(daemon, core.paths.data_dir / STORE_FILENAME)
     scheduler.start()
     try:
@@ -188,7 +188,8 @@ def test_the_shell_runs_the_daemon_and_stops_it_on_exit(ctx: Context) -> None:
 def test_the_shell_goes_on_without_a_daemon_another_process_runs(ctx: Context) -> None:
     log = ctx.event_log()
     clock = SystemClock()
-    daemon = Daemon(clock, LogEventSink(log), LogLiveState(log, clock), Settings())
+    sink = LogEventSink(log)
+    daemon = Daemon(clock, sink, LogLiveState(log, clock), Settings(), session_id=sink.session_id)
     scheduler = DaemonScheduler(daemon, ctx.paths.data_dir / STORE_FILENAME)
     scheduler.start()
     try:

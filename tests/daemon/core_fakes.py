@@ -13,22 +13,28 @@ from rilai_desktop.daemon.service import LiveStateBusy
 
 
 class ListSink:
-    """EventSink that keeps events in a list (validated like the real log would)."""
+    """``contracts.EventSink`` that keeps events in a list (validated like the real log)."""
 
     def __init__(self, *, fail: set[EventKind] | None = None) -> None:
         self.events: list[EngineEvent] = []
         self.fail = fail or set()
 
-    def emit(self, kind: EventKind, payload: Mapping[str, Any]) -> EngineEvent:
+    def append(
+        self,
+        session_id: str,
+        turn_id: int,
+        kind: EventKind | str,
+        payload: Mapping[str, Any] | None = None,
+    ) -> EngineEvent:
         if kind in self.fail:
-            raise OSError(f"disk full while writing {kind.value}")
+            raise OSError(f"disk full while writing {EventKind(kind).value}")
         event = EngineEvent(
-            session_id="s",
-            turn_id=0,
+            session_id=session_id,
+            turn_id=turn_id,
             seq=len(self.events),
             ts_monotonic=0.0,
             kind=kind,
-            payload=dict(payload),
+            payload=dict(payload or {}),
         )
         self.events.append(event)
         return event

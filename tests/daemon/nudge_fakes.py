@@ -62,13 +62,19 @@ class FakeFacts:
 
 
 class LogSink:
-    """EventSink over a real EventLog: turn_id 0, ts_wall from the (fake) clock."""
+    """``contracts.EventSink`` over a real EventLog: ts_wall from the (fake) clock."""
 
     def __init__(self, log: EventLog, clock: FakeClock, session_id: str = "s-test") -> None:
         self.log, self.clock, self.session_id = log, clock, session_id
 
-    def emit(self, kind: EventKind, payload: Mapping[str, Any]) -> EngineEvent:
-        return self.log.append(self.session_id, 0, kind, dict(payload), ts_wall=self.clock.now())
+    def append(
+        self,
+        session_id: str,
+        turn_id: int,
+        kind: EventKind | str,
+        payload: Mapping[str, Any] | None = None,
+    ) -> EngineEvent:
+        return self.log.append(session_id, turn_id, kind, payload, ts_wall=self.clock.now())
 
 
 @dataclass
@@ -95,6 +101,7 @@ class Rig:
             self.delivery,
             self.log,
             self.controls,
+            session_id=lambda: self.log.session_id,
             tz=TZ,
         )
 

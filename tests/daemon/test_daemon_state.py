@@ -53,24 +53,38 @@ def _stressed(log: EventLog, at: datetime, session: str = "s1") -> None:
 # ── LogEventSink ───────────────────────────────────────────────────────────
 def test_sink_uses_the_latest_session_or_one_fresh_uuid(log: EventLog) -> None:
     sink = LogEventSink(log)
-    first = sink.emit(EventKind.DAEMON_TICK, {"timestamp": 1.0})
-    second = sink.emit(EventKind.DAEMON_TICK, {"timestamp": 2.0})
+    first = sink.append(sink.session_id(), 0, EventKind.DAEMON_TICK, {"timestamp": 1.0})
+    second = sink.append(sink.session_id(), 0, EventKind.DAEMON_TICK, {"timestamp": 2.0})
     assert uuid.UUID(first.session_id) and first.session_id == second.session_id
     assert first.turn_id == 0 and second.seq == first.seq + 1
     log.append("resumed", 1, EventKind.TURN_STARTED, {"user_input": "hi"})
-    assert sink.emit(EventKind.DAEMON_TICK, {"timestamp": 3.0}).session_id == "resumed"
+    assert (
+        sink.append(sink.session_id(), 0, EventKind.DAEMON_TICK, {"timestamp": 3.0}).session_id
+        == "resumed"
+    )
     pinned = LogEventSink(log, session_id=lambda: "shell-session")
-    assert pinned.emit(EventKind.DAEMON_TICK, {"timestamp": 4.0}).session_id == "shell-session"
+    assert (
+        pinned.append(pinned.session_id(), 0, EventKind.DAEMON_TICK, {"timestamp": 4.0}).session_id
+        == "shell-session"
+    )
 
 
 def test_sink_stamps_its_clock_and_the_log_validates(log: EventLog) -> None:
     clock = FakeClock(START)
     sink = LogEventSink(log, clock=clock)
-    assert sink.emit(EventKind.DAEMON_TICK, {"timestamp": 1.0}).ts_wall == START
+    assert (
+        sink.append(sink.session_id(), 0, EventKind.DAEMON_TICK, {"timestamp": 1.0}).ts_wall
+        == START
+    )
     with pytest.raises(EventPayloadError):
-        sink.emit(EventKind.DAEMON_TICK, {"timestamp": "soon"})
+        sink.append(sink.session_id(), 0, EventKind.DAEMON_TICK, {"timestamp": "soon"})
     with pytest.raises(EventPayloadError):
-        sink.emit(EventKind.MODULATORS_DECAYED, {"elapsed_s": -1, "modulators": {}, "stance": {}})
+        sink.append(
+            sink.session_id(),
+            0,
+            EventKind.MODULATORS_DECAYED,
+            {"elapsed_s": -1, "modulators": {}, "stance": {}},
+        )
     assert log.count() == 1  # the bad events wrote nothing
 
 
@@ -83,11 +97,11 @@ def test_sink_listeners_see_stored_events_and_cannot_break_them(log: EventLog) -
 
     sink.subscribe(broken)
     stop = sink.subscribe(seen.append)
-    event = sink.emit(EventKind.DAEMON_TICK, {"timestamp": 1.0})
+    event = sink.append(sink.session_id(), 0, EventKind.DAEMON_TICK, {"timestamp": 1.0})
     assert seen == [event] and log.count() == 1
     stop()
     stop()
-    sink.emit(EventKind.DAEMON_TICK, {"timestamp": 2.0})
+    sink.append(sink.session_id(), 0, EventKind.DAEMON_TICK, {"timestamp": 2.0})
     assert seen == [event]
 
 
@@ -105,7 +119,8 @@ def test_log_state_reads_the_newest_updates_and_decays(log: EventLog) -> None:
     snap = state.snapshot()
     assert snap.stance["strain"] == 0.9 and snap.modulators == {"fatigue": 0.7}
     assert snap.updated_at == START - timedelta(hours=1)  # the later of the two
-    daemon = Daemon(clock, LogEventSink(log, clock=clock), state, Settings())
+    sink = LogEventSink(log, clock=clock)
+    daemon = Daemon(clock, sink, state, Settings(), session_id=sink.session_id)
     daemon.tick()
     after = state.snapshot()
     assert after.updated_at == START and after.stance["strain"] < 0.9
@@ -133,12 +148,14 @@ def test_log_state_reads_odd_payloads_as_unknown(log: EventLog) -> None:
     state = LogLiveState(log, clock)
     snap = state.snapshot()
     assert snap.stance == {} and snap.modulators == {} and snap.updated_at == START
-    result = Daemon(clock, LogEventSink(log, clock=clock), state, Settings()).tick()
+    sink = LogEventSink(log, clock=clock)
+    result = Daemon(clock, sink, state, Settings(), session_id=sink.session_id).tick()
     assert result.errors == [] and result.skipped == "below epsilon"  # baseline: nothing moves
     # out-of-range numbers are clamped by the decay, never a traceback
     _raw(log, EventKind.STANCE_UPDATED, '{"current": {"strain": 7.0, "bogus": 1}}', 2)
     assert state.snapshot().stance == {"strain": 7.0}
-    result = Daemon(clock, LogEventSink(log, clock=clock), state, Settings()).tick()
+    sink = LogEventSink(log, clock=clock)
+    result = Daemon(clock, sink, state, Settings(), session_id=sink.session_id).tick()
     assert result.errors == [] and result.decay is not None
     assert result.decay.stance["strain"].before == 1.0
 
@@ -160,7 +177,8 @@ def test_log_state_sees_a_recent_open_turn_only(log: EventLog) -> None:
 def test_eight_hours_asleep_restores_as_decayed(log: EventLog) -> None:
     clock = FakeClock(START)
     _stressed(log, START)
-    daemon = Daemon(clock, LogEventSink(log, clock=clock), LogLiveState(log, clock), Settings())
+    sink = LogEventSink(log, clock=clock)
+    daemon = Daemon(clock, sink, LogLiveState(log, clock), Settings(), session_id=sink.session_id)
     clock.advance(8 * 3600)
     daemon.tick()
     decayed = log.events(kind=EventKind.MODULATORS_DECAYED)
@@ -191,7 +209,8 @@ def test_runner_state_decays_the_live_session(log: EventLog) -> None:
     state = RunnerLiveState(runner, clock=clock)
     snap = state.snapshot()
     assert snap.stance["strain"] == 0.9 and snap.updated_at == START
-    daemon = Daemon(clock, LogEventSink(log, clock=clock), state, Settings())
+    sink = LogEventSink(log, clock=clock)
+    daemon = Daemon(clock, sink, state, Settings(), session_id=sink.session_id)
     result = daemon.tick()
     assert result.decayed is not None
     assert runner.session.stance.strain == pytest.approx(0.45)
@@ -222,9 +241,9 @@ def test_a_turn_after_a_decay_starts_from_the_decayed_stance(log: EventLog) -> N
     _stressed(log, START - timedelta(hours=8))
     runner = _runner(log)
     clock = FakeClock(START)
-    daemon = Daemon(
-        clock, LogEventSink(log, clock=clock), RunnerLiveState(runner, clock=clock), Settings()
-    )
+    sink = LogEventSink(log, clock=clock)
+    state = RunnerLiveState(runner, clock=clock)
+    daemon = Daemon(clock, sink, state, Settings(), session_id=sink.session_id)
     daemon.tick()
     decayed_strain = runner.session.stance.strain
     assert decayed_strain == pytest.approx(0.225)

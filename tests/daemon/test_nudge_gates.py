@@ -224,11 +224,15 @@ def test_over_the_hourly_budget_drops_to_what_fits() -> None:
 
 def test_a_notification_with_one_unit_left_becomes_inline() -> None:
     r = rig(per_hour=3)
-    r.log.emit(
+    r.log.append(
+        r.log.session_id,
+        0,
         EventKind.PROACTIVE_NUDGE,
         {"reason": "earlier", "suggestion": "x", "level": 2, "context": {"condition": "old1"}},
     )
-    r.log.emit(
+    r.log.append(
+        r.log.session_id,
+        0,
         EventKind.PROACTIVE_NUDGE,
         {"reason": "earlier", "suggestion": "x", "level": 3, "context": {"condition": "old2"}},
     )

@@ -10,14 +10,13 @@ from typing import Any
 
 from rilai_desktop.app.nudge_facts import LogFacts
 from rilai_desktop.config import NudgeSettings
-from rilai_desktop.contracts import EngineEvent, EventKind
+from rilai_desktop.contracts import EngineEvent, EventKind, EventSink
 from rilai_desktop.contracts.clock import FakeClock
 from rilai_desktop.daemon.delivery import RecordingDelivery
 from rilai_desktop.daemon.nudges.budget import Budget
 from rilai_desktop.daemon.nudges.controls import NudgeControls
 from rilai_desktop.daemon.nudges.engine import NudgeEngine
 from rilai_desktop.daemon.nudges.history import read_history
-from rilai_desktop.daemon.ports import EventSink
 from rilai_desktop.store import EventLog
 from tests.daemon.nudge_fakes import TZ, LogSink, at
 
@@ -30,8 +29,14 @@ class WallClockSink:
     def __init__(self, log: EventLog) -> None:
         self.log = log
 
-    def emit(self, kind: EventKind, payload: Mapping[str, Any]) -> EngineEvent:
-        return self.log.append(SID, 0, kind, dict(payload))
+    def append(
+        self,
+        session_id: str,
+        turn_id: int,
+        kind: EventKind | str,
+        payload: Mapping[str, Any] | None = None,
+    ) -> EngineEvent:
+        return self.log.append(session_id, turn_id, kind, payload)
 
 
 def strained_turn(log: EventLog, n: int, when: datetime) -> None:
@@ -53,6 +58,7 @@ def engine(
         RecordingDelivery(),
         log,
         NudgeControls.in_data_dir(tmp_path, tz=TZ),
+        session_id=lambda: SID,
         tz=TZ,
     )
 

@@ -130,9 +130,9 @@ def test_hours_are_bounded() -> None:
 def test_memory_event_log_is_a_sink_and_a_reader() -> None:
     clock = FakeClock(START)
     log = MemoryEventLog(clock, "s")
-    log.emit(EventKind.DAEMON_TICK, {"timestamp": 1.0})
+    log.append("s", 0, EventKind.DAEMON_TICK, {"timestamp": 1.0})
     clock.advance(60)
-    log.emit(EventKind.PROACTIVE_NUDGE, {"reason": "r", "suggestion": "s", "context": {}})
+    log.append("s", 0, EventKind.PROACTIVE_NUDGE, {"reason": "r", "suggestion": "s", "context": {}})
     (newest,) = log.events(kind=EventKind.PROACTIVE_NUDGE, newest_first=True, limit=1)
     assert newest.ts_wall == START + timedelta(minutes=1) and newest.turn_id == 0
     assert log.events(session_id="s", newest_first=True)[0].kind is EventKind.PROACTIVE_NUDGE

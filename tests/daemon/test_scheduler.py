@@ -36,7 +36,7 @@ WAIT_S = 20.0  # how long to wait for something that must happen (not a timing b
 class CountingDaemon(Daemon):
     def __init__(self) -> None:
         state = FakeState({}, {}, datetime.now(UTC))
-        super().__init__(SystemClock(), ListSink(), state, Settings())
+        super().__init__(SystemClock(), ListSink(), state, Settings(), session_id=lambda: "s")
         self.ticked = threading.Event()
         self.maintained = 0
 

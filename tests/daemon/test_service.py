@@ -30,7 +30,8 @@ def _daemon(
     clock = FakeClock(START)
     sink = sink or ListSink()
     state = state or FakeState(dict(STRESSED), dict(MODS), START)
-    return Daemon(clock, sink, state, Settings(), nudges, maintenance), clock, sink, state
+    daemon = Daemon(clock, sink, state, Settings(), nudges, maintenance, session_id=lambda: "s")
+    return daemon, clock, sink, state
 
 
 def test_a_tick_emits_the_heartbeat_decays_and_runs_the_nudges() -> None:

@@ -118,6 +118,7 @@ def _nudges(
         RecordingDelivery(),
         log,
         NudgeControls(data_dir / "nudges.json"),
+        session_id=daemon_sink.session_id,
     )
 
 
@@ -132,7 +133,7 @@ def _ours(workdir: Path, settings: Settings, ticks: int) -> tuple[Side, dict[str
         sink = LogEventSink(log, clock=clock)
         state = LogLiveState(log, clock)
         nudges = _nudges(log, data, sink, state, clock, settings)
-        daemon = Daemon(clock, sink, state, settings, nudges)
+        daemon = Daemon(clock, sink, state, settings, nudges, session_id=sink.session_id)
         step = float(settings.daemon.tick_seconds)
         errors = 0
         t0, w0 = time.process_time(), time.perf_counter()
@@ -182,7 +183,8 @@ def _scheduler_overhead(workdir: Path, settings: Settings) -> dict[str, Any]:
     try:
         _seed(log, datetime.now(UTC) - timedelta(hours=1))
         clock = SystemClock()
-        daemon = Daemon(clock, LogEventSink(log, clock=clock), LogLiveState(log, clock), settings)
+        sink = LogEventSink(log, clock=clock)
+        daemon = Daemon(clock, sink, LogLiveState(log, clock), settings, session_id=sink.session_id)
         scheduler = DaemonScheduler(
             daemon, data / "scheduler.db", tick_seconds=SCHEDULER_INTERVAL_S
         )

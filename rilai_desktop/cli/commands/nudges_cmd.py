@@ -42,7 +42,7 @@ from rilai_desktop.daemon.nudges.ladder import LEVEL_NAMES
 from rilai_desktop.daemon.nudges.quiet_hours import local
 from rilai_desktop.daemon.nudges.scenario import parse_scenario
 from rilai_desktop.daemon.nudges.simulate import MAX_HOURS, SimResult, simulate
-from rilai_desktop.daemon.ports import Nudge
+from rilai_desktop.daemon.ports import Nudge, own_session
 from rilai_desktop.paths import ensure_private_dir
 from rilai_desktop.turn.sensors import FastSensors
 
@@ -52,7 +52,9 @@ MAX_LIST = 1000
 class _ReadOnlySink:
     """`rilai nudges list` only reads; an engine that tried to write here is a bug."""
 
-    def emit(self, kind: EventKind, payload: Any) -> EngineEvent:
+    def append(
+        self, session_id: str, turn_id: int, kind: EventKind | str, payload: Any = None
+    ) -> EngineEvent:
         raise RuntimeError("rilai nudges list does not write events")
 
 
@@ -121,6 +123,7 @@ def _list(args: Namespace, ctx: Context) -> int:
         None,
         reader,
         _controls(ctx),
+        session_id=own_session(),  # never asked: this engine does not write
     )
     pending = engine.pending(now)
     today: date = engine.today(now)

@@ -29,7 +29,7 @@ from datetime import date, datetime, timedelta, tzinfo
 from typing import Any, Final
 
 from rilai_desktop.config import NudgeSettings
-from rilai_desktop.contracts import EventKind
+from rilai_desktop.contracts import EventKind, EventSink
 from rilai_desktop.contracts.clock import Clock
 from rilai_desktop.daemon.nudges.budget import Budget
 from rilai_desktop.daemon.nudges.conditions import Candidate, evaluate
@@ -45,7 +45,13 @@ from rilai_desktop.daemon.nudges.ladder import (
 )
 from rilai_desktop.daemon.nudges.quiet_hours import QUIET_MAX_LEVEL, in_quiet_hours, local
 from rilai_desktop.daemon.nudges.wording import Generator, safe_title, word
-from rilai_desktop.daemon.ports import Delivery, EventReader, EventSink, FactsSource, Nudge
+from rilai_desktop.daemon.ports import (
+    Delivery,
+    EventReader,
+    FactsSource,
+    Nudge,
+    SessionPicker,
+)
 
 log = logging.getLogger(__name__)
 
@@ -111,7 +117,8 @@ class NudgeEngine:
     """Implements ``ports.NudgeRunner``. ``settings`` may be a callable, so a long-running
     daemon can see ``rilai nudges settings --off`` without a restart; ``tz`` pins the local
     zone (tests), ``None`` is the machine's; ``generate`` is an optional wording generator
-    whose text must pass the same forbidden-phrase check as the templates."""
+    whose text must pass the same forbidden-phrase check as the templates; ``session_id``
+    picks the session of its PROACTIVE_NUDGE events (turn_id 0)."""
 
     def __init__(
         self,
@@ -123,11 +130,13 @@ class NudgeEngine:
         reader: EventReader,
         controls: NudgeControls,
         *,
+        session_id: SessionPicker,
         tz: tzinfo | None = None,
         generate: Generator | None = None,
     ) -> None:
         self.clock = clock
         self.sink = sink
+        self.session_id = session_id
         self.facts = facts
         self._settings = settings
         self.delivery = delivery
@@ -235,7 +244,7 @@ class NudgeEngine:
             "level": nudge.level,
             "context": context,
         }
-        self.sink.emit(EventKind.PROACTIVE_NUDGE, payload)
+        self.sink.append(self.session_id(), 0, EventKind.PROACTIVE_NUDGE, payload)
         return nudge
 
     # ── reading back ───────────────────────────────────────────────────────

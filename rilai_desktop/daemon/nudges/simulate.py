@@ -56,8 +56,9 @@ MAX_HOURS: Final = 24 * 14
 
 
 class MemoryEventLog:
-    """An in-memory event log: ``EventSink`` + ``EventReader`` for the simulator and tests.
-    Events are real, validated ``EngineEvent``s stamped with the fake clock's time."""
+    """An in-memory event log: ``contracts.EventSink`` + ``EventReader`` for the simulator
+    and tests. Events are real, validated ``EngineEvent``s stamped with the fake clock's
+    time; ``session_id`` is the session the simulated daemon writes to."""
 
     def __init__(self, clock: FakeClock, session_id: str | None = None) -> None:
         self.clock = clock
@@ -65,22 +66,25 @@ class MemoryEventLog:
         self.stored: list[EngineEvent] = []
         self._seq = itertools.count()
 
-    def append(self, turn_id: int, kind: EventKind, payload: Mapping[str, Any]) -> EngineEvent:
+    def append(
+        self,
+        session_id: str,
+        turn_id: int,
+        kind: EventKind | str,
+        payload: Mapping[str, Any] | None = None,
+    ) -> EngineEvent:
         n = next(self._seq)
         event = EngineEvent(
-            session_id=self.session_id,
+            session_id=session_id,
             turn_id=turn_id,
             seq=n,
             ts_monotonic=float(n),
             ts_wall=self.clock.now(),
             kind=kind,
-            payload=dict(payload),
+            payload=dict(payload or {}),
         )
         self.stored.append(event)
         return event
-
-    def emit(self, kind: EventKind, payload: Mapping[str, Any]) -> EngineEvent:
-        return self.append(0, kind, payload)
 
     def events(
         self,
@@ -232,7 +236,17 @@ def simulate(
     world = SimWorld(HalfLives.from_settings(daemon), clock.now(), sense)
     controls = NudgeControls(None, tz=tz)
     delivery = RecordingDelivery()
-    engine = NudgeEngine(clock, log, world, settings, delivery, log, controls, tz=tz)
+    engine = NudgeEngine(
+        clock,
+        log,
+        world,
+        settings,
+        delivery,
+        log,
+        controls,
+        tz=tz,
+        session_id=lambda: log.session_id,
+    )
     end = clock.now() + timedelta(hours=hours)
     tick = timedelta(seconds=daemon.tick_seconds)
     pending = sorted(steps, key=lambda s: s.at)

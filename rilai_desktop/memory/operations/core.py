@@ -15,11 +15,12 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 from rilai_desktop.contracts.clock import Clock
+from rilai_desktop.contracts.ports import EventSink
 from rilai_desktop.errors import EmbeddingError
 from rilai_desktop.memory._sql import iso
 from rilai_desktop.memory.categories import CategoryLayer
 from rilai_desktop.memory.items import ItemLayer
-from rilai_desktop.memory.ports import Database, Embedder, EventSink, Vectors
+from rilai_desktop.memory.ports import Database, Embedder, Vectors
 from rilai_desktop.memory.resources import ResourceLayer
 from rilai_desktop.memory.settings import MemoryConfig, MemoryRetryConfig
 

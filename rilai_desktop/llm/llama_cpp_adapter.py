@@ -50,7 +50,7 @@ from rilai_desktop.llm.messages import as_messages, split_reasoning
 if TYPE_CHECKING:
     from llama_cpp import LogitsProcessorList
 
-EventSink = Callable[[EventKind, dict[str, Any]], None]
+OnModelEvent = Callable[[EventKind, dict[str, Any]], None]  # the caller records these
 
 
 @dataclass(frozen=True)
@@ -74,7 +74,7 @@ class LlamaCppModel:
         model_id: str | None = None,
         options: LlamaOptions | None = None,
         expected_size: int | None = None,
-        on_event: EventSink | None = None,
+        on_event: OnModelEvent | None = None,
     ) -> None:
         from llama_cpp import Llama
         from llama_cpp.llama_chat_format import Jinja2ChatFormatter

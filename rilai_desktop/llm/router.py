@@ -21,7 +21,7 @@ from rilai_desktop.contracts.llm import LLM
 from rilai_desktop.llm.errors import ModelError, ModelFileMissingError
 from rilai_desktop.llm.manifest import FALLBACK_ORDER, Manifest, ModelEntry
 
-EventSink = Callable[[EventKind, dict[str, Any]], None]
+OnModelEvent = Callable[[EventKind, dict[str, Any]], None]
 ModelFactory = Callable[[ModelEntry, Path, str], LLM]  # (entry, file, slot)
 ROLES = ("agents", "council", "voice", "escalation", "extraction", "consolidation")
 # Roles that get their own llama.cpp context even when they share a file with another
@@ -46,7 +46,7 @@ class ModelRouter:
         llm_settings: LLMSettings,
         roles: RoleSettings,
         factory: ModelFactory,
-        on_event: EventSink | None = None,
+        on_event: OnModelEvent | None = None,
     ) -> None:
         self.manifest = manifest
         self.models_dir = models_dir

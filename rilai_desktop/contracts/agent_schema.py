@@ -15,6 +15,7 @@ from typing import Any
 
 from rilai_desktop.contracts.agent import AgentOutput, Claim, ClaimType
 from rilai_desktop.contracts.memory import MemoryCandidate
+from rilai_desktop.contracts.numbers import clamp
 from rilai_desktop.contracts.workspace import STANCE_DIMENSIONS
 
 MAX_CLAIMS = 2
@@ -104,10 +105,6 @@ def _base_schema(observation_chars: int, claim_chars: int, max_claims: int) -> d
     }
 
 
-def _clamp(value: float) -> float:
-    return max(-STANCE_DELTA_LIMIT, min(STANCE_DELTA_LIMIT, value))
-
-
 def agent_output_from_reply(
     agent_id: str, reply: Mapping[str, Any], *, processing_time_ms: int = 0
 ) -> AgentOutput:
@@ -130,12 +127,17 @@ def agent_output_from_reply(
     stance = reply.get("stance")
     if isinstance(stance, Mapping) and stance.get("dimension") in STANCE_DIMENSIONS:
         raw_delta[str(stance["dimension"])] = float(stance.get("change", 0.0))
-    delta = {k: _clamp(float(v)) for k, v in raw_delta.items() if k in STANCE_DIMENSIONS}
+    limit = STANCE_DELTA_LIMIT  # a NaN or infinite change is no change
+    delta = {
+        k: clamp(float(v), -limit, limit, fallback=0.0)
+        for k, v in raw_delta.items()
+        if k in STANCE_DIMENSIONS
+    }
     memory = [
         MemoryCandidate(
             type=m["type"],
             content=str(m["content"]).strip(),
-            importance=max(0.0, min(1.0, float(m.get("importance", 0.5)))),
+            importance=clamp(float(m.get("importance", 0.5)), fallback=0.5),
             source_agent=agent_id,
         )
         for m in reply.get("memory") or []

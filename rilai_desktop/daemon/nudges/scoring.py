@@ -17,8 +17,9 @@ with perfect confidence still lands low on the ladder.
 
 from __future__ import annotations
 
-import math
 from typing import Final, Literal
+
+from rilai_desktop.contracts.numbers import clamp
 
 Domain = Literal["safety", "health", "work", "social", "idle"]
 
@@ -31,13 +32,6 @@ DOMAIN_WEIGHTS: Final[dict[str, float]] = {
 }
 
 
-def _unit(value: float) -> float:
-    """Clamp to [0, 1]; NaN or infinity count as 0 (a garbage input earns nothing)."""
-    if not isinstance(value, int | float) or not math.isfinite(value):
-        return 0.0
-    return min(1.0, max(0.0, float(value)))
-
-
 def intervention_score(
     *, stakes: float, confidence: float, reversibility: float, domain: str
 ) -> float:
@@ -45,8 +39,8 @@ def intervention_score(
     weight = DOMAIN_WEIGHTS.get(domain, DOMAIN_WEIGHTS["idle"])
     raw = (
         weight
-        * _unit(stakes)
-        * (0.5 + 0.5 * _unit(confidence))
-        * (1.0 - 0.5 * _unit(reversibility))
+        * clamp(stakes)
+        * (0.5 + 0.5 * clamp(confidence))
+        * (1.0 - 0.5 * clamp(reversibility))
     )
     return round(raw, 4)

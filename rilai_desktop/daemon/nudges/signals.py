@@ -12,10 +12,10 @@ built up over several milder messages.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from typing import Final
 
+from rilai_desktop.contracts.numbers import clamp
 from rilai_desktop.contracts.sensor import THRESHOLDS
 
 RUPTURE_THRESHOLD: Final = THRESHOLDS["rupture"]
@@ -23,18 +23,11 @@ RUPTURE_THRESHOLD: Final = THRESHOLDS["rupture"]
 answers with a repair, and if the person goes quiet after it, the rupture is unresolved."""
 
 
-def _unit(value: object) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return 0.0
-    number = float(value)
-    return min(1.0, max(0.0, number)) if math.isfinite(number) else 0.0
-
-
 def message_strain(stance_strain: object, sensors: Mapping[str, object]) -> float:
     """Strain carried by a message: max(stance strain, vulnerability sensor), in [0, 1]."""
-    return max(_unit(stance_strain), _unit(sensors.get("vulnerability")))
+    return max(clamp(stance_strain), clamp(sensors.get("vulnerability")))
 
 
 def ruptured(sensors: Mapping[str, object]) -> bool:
     """Did the message read as a rupture (disappointment in Rilai, pulling away)?"""
-    return _unit(sensors.get("rupture")) >= RUPTURE_THRESHOLD
+    return clamp(sensors.get("rupture")) >= RUPTURE_THRESHOLD

@@ -26,6 +26,7 @@ from collections.abc import Mapping, Set
 from dataclasses import dataclass
 from typing import Final
 
+from rilai_desktop.contracts.numbers import clamp
 from rilai_desktop.turn.agents.agencies import agency_of
 from rilai_desktop.turn.agents.loader import AgentRegistry
 from rilai_desktop.turn.agents.registry import AgentSpec
@@ -64,13 +65,6 @@ def _keyword_pattern(keywords: tuple[str, ...]) -> re.Pattern[str] | None:
         (r"\s+".join(re.escape(w) for w in kw.split()) for kw in keywords), key=len, reverse=True
     )
     return re.compile(r"(?<!\w)(?:" + "|".join(parts) + r")(?!\w)", re.IGNORECASE)
-
-
-def _clean(value: float) -> float:
-    """A caller's number as a probability: NaN → 0, clamped to [0, 1]."""
-    if not isinstance(value, int | float) or math.isnan(value):
-        return 0.0
-    return min(1.0, max(0.0, float(value)))
 
 
 def normalise_text(text: str) -> str:
@@ -183,13 +177,13 @@ class Scheduler:
         terms: list[float] = []
         reasons: list[str] = []
         for name, weight in spec.triggers.sensors.items():
-            p = _clean(sensors.get(name, 0.0))
+            p = clamp(sensors.get(name, 0.0))
             if p * weight > 0:
                 terms.append(p * weight)
                 reasons.append(f"sensor {name} {p:.2f}×{weight:g}")
         for name, weight in spec.triggers.modulators.items():
             rest = MODULATOR_REST.get(name, 0.0)
-            rise = max(0.0, _clean(modulators.get(name, rest)) - rest) / (1 - rest)
+            rise = max(0.0, clamp(modulators.get(name, rest)) - rest) / (1 - rest)
             if rise * weight > 0:
                 terms.append(rise * weight)
                 reasons.append(f"modulator {name} {rise:.2f}×{weight:g}")
@@ -199,7 +193,7 @@ class Scheduler:
             terms.extend([KEYWORD_HIT] * min(len(hits), MAX_KEYWORD_HITS))
             reasons.extend(f"keyword '{h}'" for h in hits[:MAX_KEYWORD_HITS])
         for key in (spec.id, spec.agency):
-            extra = _clean(boost.get(key, 0.0))
+            extra = clamp(boost.get(key, 0.0))
             if extra > 0:
                 terms.append(extra)
                 reasons.append(f"boost {key} {extra:.2f}")

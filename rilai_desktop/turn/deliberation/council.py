@@ -10,7 +10,6 @@ is assembled here in code, so a 135M model can never talk the council out of a s
 
 from __future__ import annotations
 
-import math
 import re
 from dataclasses import dataclass
 from typing import Any, Final, Literal
@@ -18,6 +17,7 @@ from typing import Any, Final, Literal
 from rilai_desktop.contracts import Claim, ClaimType, CouncilDecision, SpeechAct
 from rilai_desktop.contracts.council import INTENTS
 from rilai_desktop.contracts.llm import LLM, Completion, Usage
+from rilai_desktop.contracts.numbers import clamp
 from rilai_desktop.turn.deliberation.council_rules import (
     ADVICE_DECLINED,
     ADVICE_QUESTION,
@@ -142,7 +142,7 @@ class Council:
                 speech_act=SpeechAct(intent="observe", do_not=list(ALWAYS_DO_NOT)),
                 thinking="; ".join(reasons),
                 deliberation_rounds=len(state.rounds),
-                final_consensus=_consensus(state.consensus),
+                final_consensus=clamp(state.consensus),
             )
             return CouncilOutcome(decision, reasons, used_model=False)
 
@@ -297,7 +297,7 @@ def _assemble(
         needs_clarification=ruling.needs_clarification,
         thinking="; ".join(reasons),
         deliberation_rounds=len(state.rounds),
-        final_consensus=_consensus(state.consensus),
+        final_consensus=clamp(state.consensus),
     )
 
 
@@ -405,14 +405,6 @@ def _tone(intent: str, rule_tone: str | None, model_tone: str | None, state: Tur
     if state.stance.arousal >= 0.7 and intent != "celebrate":
         parts.append("calm")
     return ", ".join(dict.fromkeys(parts))
-
-
-def _consensus(value: float) -> float:
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        return 0.0
-    return 0.0 if math.isnan(number) else min(1.0, max(0.0, number))
 
 
 def _failsafe(state: TurnState, exc: Exception) -> CouncilOutcome:

@@ -44,6 +44,7 @@ from rilai_desktop.contracts import (
     GlobalModulators,
     StanceVector,
 )
+from rilai_desktop.contracts.numbers import clamp
 from rilai_desktop.turn.deliberation.claims import dedupe_claims
 
 ALPHA: Final = 0.25
@@ -102,14 +103,8 @@ def _finite(value: object) -> float | None:
     return number if math.isfinite(number) else None
 
 
-def _bounded(value: object, low: float, high: float, fallback: float) -> float:
-    """Clamp to [low, high]; a non-number or NaN/inf becomes ``fallback``."""
-    number = _finite(value)
-    return fallback if number is None else min(high, max(low, number))
-
-
 def _salience(output: AgentOutput) -> float:
-    return _bounded(output.salience, 0.0, 1.0, 0.0)
+    return clamp(output.salience)
 
 
 def _content_key(output: AgentOutput) -> str:
@@ -136,7 +131,7 @@ def _reduce_stance(
                 proposed.setdefault(name, []).append(max(-MAX_DELTA, min(MAX_DELTA, value)))
     # an in-bounds stance is unchanged by this; one built past validation is repaired
     values = {
-        name: _bounded(getattr(stance, name), *BOUNDS[name], _STANCE_DEFAULTS[name])
+        name: clamp(getattr(stance, name), *BOUNDS[name], fallback=_STANCE_DEFAULTS[name])
         for name in STANCE_DIMENSIONS
     }
     applied: dict[str, float] = {}
@@ -149,7 +144,7 @@ def _reduce_stance(
         new = min(high, max(low, old + ALPHA * math.fsum(proposed[name])))
         values[name] = new
         applied[name] = new - old
-    ts = now_ts if _finite(now_ts) is not None else _bounded(stance.last_update_ts, 0, 1e18, 0)
+    ts = now_ts if _finite(now_ts) is not None else clamp(stance.last_update_ts, 0, 1e18)
     updated = StanceVector.model_validate(
         {**stance.model_dump(), **values, "turn_id": turn_id, "last_update_ts": ts}
     )
@@ -160,7 +155,7 @@ def _reduce_modulators(
     modulators: GlobalModulators, outputs: Sequence[AgentOutput], now_ts: float
 ) -> tuple[GlobalModulators, dict[str, float]]:
     values = {
-        name: _bounded(getattr(modulators, name), 0.0, 1.0, _MODULATOR_DEFAULTS[name])
+        name: clamp(getattr(modulators, name), fallback=_MODULATOR_DEFAULTS[name])
         for name in MODULATOR_NAMES
     }
     before = dict(values)

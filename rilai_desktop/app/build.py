@@ -371,7 +371,7 @@ def build_daemon(
     With ``runner`` (the shell, the window) the live state is that runner's session and
     daemon events go to its session; headless (``rilai daemon run``) the state is a
     projection of the event log. ``delivery`` shows nudges (default: notify-send where
-    present, else the console). Start it with ``daemon.scheduler.DaemonScheduler``.
+    present, else the console). Start it with ``daemon.jobs.DaemonScheduler``.
     """
     from rilai_desktop.app.daemon_state import LogEventSink, LogLiveState, RunnerLiveState
     from rilai_desktop.contracts.clock import SystemClock

@@ -34,7 +34,7 @@ from rilai_desktop.turn.runner import TurnCancelled, TurnRunner, Update
 if TYPE_CHECKING:
     from rilai_desktop.contracts.clock import Clock
     from rilai_desktop.daemon.ports import Delivery
-    from rilai_desktop.daemon.scheduler import DaemonScheduler
+    from rilai_desktop.daemon.jobs import DaemonScheduler
     from rilai_desktop.daemon.service import Daemon
     from rilai_desktop.turn.session import SessionState
 
@@ -204,7 +204,7 @@ class Engine:
         the daemon); without, the caller drives ``daemon.tick()`` (tests, simulations).
         """
         from rilai_desktop.app.build import build_daemon
-        from rilai_desktop.daemon.scheduler import STORE_FILENAME, DaemonScheduler
+        from rilai_desktop.daemon.jobs import STORE_FILENAME, DaemonScheduler
 
         self._check_open()
         if self._daemon is not None:

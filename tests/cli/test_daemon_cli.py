@@ -18,8 +18,7 @@ from rilai_desktop.cli.commands.shell_cmd import ShellNudges
 from rilai_desktop.config import Settings
 from rilai_desktop.contracts import EventKind
 from rilai_desktop.contracts.clock import SystemClock
-from rilai_desktop.daemon.ports import Nudge
-from rilai_desktop.daemon.scheduler import (
+from rilai_desktop.daemon.jobs import (
     MAINTENANCE_JOB,
     STORE_FILENAME,
     TICK_JOB,
@@ -27,6 +26,7 @@ from rilai_desktop.daemon.scheduler import (
     running_daemon_pid,
     stored_jobs,
 )
+from rilai_desktop.daemon.ports import Nudge
 from rilai_desktop.daemon.service import Daemon
 from rilai_desktop.llm.fake import RoleModels, ScriptedLLM
 from rilai_desktop.paths import resolve_paths

@@ -175,7 +175,7 @@ def _bare(workdir: Path, settings: Settings, ticks: int, appends: int) -> Side:
 
 def _scheduler_overhead(workdir: Path, settings: Settings) -> dict[str, Any]:
     """A real APScheduler run at a short interval vs the same ticks called directly."""
-    from rilai_desktop.daemon.scheduler import DaemonScheduler
+    from rilai_desktop.daemon.jobs import DaemonScheduler
 
     data = workdir / f"sched-{time.time_ns()}"
     data.mkdir()

@@ -26,13 +26,13 @@ from rilai_desktop.cli.commands._context import Context
 from rilai_desktop.cli.commands.output import emit_json, table
 from rilai_desktop.contracts import EngineEvent, EventKind
 from rilai_desktop.daemon.errors import DaemonError
-from rilai_desktop.daemon.maintenance import Maintenance
-from rilai_desktop.daemon.scheduler import (
+from rilai_desktop.daemon.jobs import (
     STORE_FILENAME,
     DaemonScheduler,
     running_daemon_pid,
     stored_jobs,
 )
+from rilai_desktop.daemon.maintenance import Maintenance
 
 SHOWN_DELTA = 0.0005  # decay lines list the dimensions that moved at least this much
 

@@ -18,7 +18,7 @@ from rilai_desktop.app.build import Core, build_core, build_daemon
 from rilai_desktop.config import Settings
 from rilai_desktop.contracts import EngineEvent, EventKind
 from rilai_desktop.daemon.delivery import RecordingDelivery
-from rilai_desktop.daemon.scheduler import (
+from rilai_desktop.daemon.jobs import (
     MAINTENANCE_JOB,
     STORE_FILENAME,
     TICK_JOB,

@@ -17,7 +17,7 @@ from apscheduler.schedulers.background import BackgroundScheduler
 from rilai_desktop.config import Settings
 from rilai_desktop.contracts.clock import SystemClock
 from rilai_desktop.daemon.errors import DaemonError
-from rilai_desktop.daemon.scheduler import (
+from rilai_desktop.daemon.jobs import (
     MAINTENANCE_JOB,
     STORE_FILENAME,
     TICK_JOB,

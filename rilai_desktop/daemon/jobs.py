@@ -15,7 +15,7 @@ Choices, on purpose:
   missed ticks; coalescing runs ONE (no lateness limit, so that one is never dropped), and
   because decay is computed from elapsed wall-clock time, that one tick decays by the whole
   8 hours. Maintenance misfires the same way: one pass, not many.
-- **Picklable job references**: the stored job is ``rilai_desktop.daemon.scheduler:tick_job``
+- **Picklable job references**: the stored job is ``rilai_desktop.daemon.jobs:tick_job``
   with one argument, a registry key; the function looks up the live :class:`Daemon` of this
   process. Nothing about the daemon itself is pickled, so a stored job always restores.
 - **One scheduler per data directory**: ``scheduler.db.lock`` (an flock the kernel drops
@@ -42,11 +42,7 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from rilai_desktop.daemon.errors import DaemonError
 from rilai_desktop.daemon.service import Daemon
-
-try:
-    import fcntl
-except ImportError:  # pragma: no cover - Windows: no guard against a second scheduler
-    fcntl = None  # type: ignore[assignment]
+from rilai_desktop.locks import SUPPORTED, FileLock, exclusive_holder_note
 
 log = logging.getLogger(__name__)
 
@@ -122,52 +118,33 @@ def _info(job: Any) -> JobInfo:
 
 
 class _ProcessLock:
-    """An exclusive flock on ``scheduler.db.lock`` holding the owner's pid."""
+    """An exclusive flock on ``scheduler.db.lock`` holding the owner's pid (where flock
+    is missing, Windows, there is no guard against a second scheduler)."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        self._fd: int | None = None
+        self._lock = FileLock(path)
 
     def acquire(self) -> bool:
-        if fcntl is None:
+        if not SUPPORTED:
             return True
-        fd = os.open(self.path, os.O_CREAT | os.O_RDWR, 0o600)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            os.close(fd)
+        if not self._lock.try_exclusive():
+            self._lock.release()
             return False
-        os.ftruncate(fd, 0)
-        os.write(fd, str(os.getpid()).encode())
-        self._fd = fd
+        self._lock.write_note(str(os.getpid()))
         return True
 
     def release(self) -> None:
-        if self._fd is not None:
-            if fcntl is not None:
-                fcntl.flock(self._fd, fcntl.LOCK_UN)
-            os.close(self._fd)
-            self._fd = None
+        self._lock.release()
 
     def holder(self) -> str | None:
         """The pid of the process holding the lock, or None when nobody does."""
-        if fcntl is None or not self.path.exists():
-            return None
-        fd = os.open(self.path, os.O_RDONLY)
-        try:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
-            except BlockingIOError:
-                return os.read(fd, 32).decode(errors="replace").strip() or "?"
-            fcntl.flock(fd, fcntl.LOCK_UN)
-            return None
-        finally:
-            os.close(fd)
+        return exclusive_holder_note(self.path)
 
 
 def running_daemon_pid(db_path: Path) -> str | None:
     """The pid of the process whose scheduler owns ``db_path`` right now, else None."""
-    return _ProcessLock(Path(str(db_path) + ".lock")).holder()
+    return exclusive_holder_note(str(db_path) + ".lock")
 
 
 def stored_jobs(db_path: Path) -> list[JobInfo]:

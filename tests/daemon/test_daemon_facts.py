@@ -13,7 +13,7 @@ from rilai_desktop.app.nudge_facts import LogFacts, goals_from_log
 from rilai_desktop.contracts import EventKind
 from rilai_desktop.contracts.clock import FakeClock
 from rilai_desktop.daemon.ports import EventReader, ThreadFact
-from rilai_desktop.memory.embedding import FakeEmbedder
+from rilai_desktop.memory.embedding import HashEmbedder
 from rilai_desktop.memory.relationship import RelationshipMemory
 from rilai_desktop.store import EventLog
 from tests.daemon.nudge_fakes import at
@@ -146,7 +146,7 @@ def test_goals_from_a_callable(log: EventLog) -> None:
 
 
 def test_goals_from_the_real_companion_memory(log: EventLog) -> None:
-    memory = RelationshipMemory(log, FakeEmbedder(dimension=16))
+    memory = RelationshipMemory(log, HashEmbedder(dimension=16))
     memory.add_goal("Quarterly report", deadline=at("17:00"))
     done = memory.add_goal("Old thing", kind="open_thread")
     memory.close_goal(done.id)

@@ -25,7 +25,7 @@ from rilai_desktop.errors import (
     MemoryInputError,
     ResourceNotFoundError,
 )
-from rilai_desktop.memory.embedding import FakeEmbedder
+from rilai_desktop.memory.embedding import HashEmbedder
 from rilai_desktop.memory.manager import MemoryManager
 from rilai_desktop.memory.operations.retention import RAW_TEXT_MARKER
 from rilai_desktop.memory.types import Turn
@@ -69,7 +69,7 @@ def build(tmp_path: Path, model: SummaryModel | None = None) -> Env:
     clock = FakeClock(T0)
     memory = MemoryManager(
         log,
-        FakeEmbedder(),
+        HashEmbedder(),
         storage_dir=tmp_path / "memory",
         categories_dir=tmp_path / "categories",
         journal_dir=tmp_path / "agents",

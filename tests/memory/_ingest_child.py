@@ -9,7 +9,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from rilai_desktop.memory.embedding import FakeEmbedder
+from rilai_desktop.memory.embedding import HashEmbedder
 from rilai_desktop.memory.manager import MemoryConfig, MemoryManager
 from rilai_desktop.memory.types import Turn
 from rilai_desktop.store import EventLog
@@ -29,7 +29,7 @@ def main() -> None:
     log = EventLog(home / "rilai.db")
     manager = MemoryManager(
         log,
-        FakeEmbedder(),
+        HashEmbedder(),
         storage_dir=home / "memory",
         categories_dir=home / "categories",
         events=log,

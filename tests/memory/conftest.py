@@ -1,4 +1,4 @@
-"""Shared fakes for the memory-core tests: a real EventLog in tmp_path, FakeEmbedder,
+"""Shared fakes for the memory-core tests: a real EventLog in tmp_path, HashEmbedder,
 a settable clock and a recording sleep. Nothing of ours is patched."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from rilai_desktop.memory.embedding import FakeEmbedder
+from rilai_desktop.memory.embedding import HashEmbedder
 from rilai_desktop.memory.manager import MemoryConfig, MemoryManager
 from rilai_desktop.memory.ports import TextModel
 from rilai_desktop.store import EventLog
@@ -89,15 +89,15 @@ def sleeps() -> SleepRecorder:
 
 
 @pytest.fixture
-def embedder() -> FakeEmbedder:
-    return FakeEmbedder()
+def embedder() -> HashEmbedder:
+    return HashEmbedder()
 
 
 def make_manager(
     log: EventLog,
     tmp_path: Path,
     *,
-    embedder: FakeEmbedder | None = None,
+    embedder: HashEmbedder | None = None,
     clock: Clock | None = None,
     sleeps: SleepRecorder | None = None,
     events: Any = "log",
@@ -109,7 +109,7 @@ def make_manager(
     """A MemoryManager on the fakes (not opened)."""
     return MemoryManager(
         log,
-        embedder or FakeEmbedder(),
+        embedder or HashEmbedder(),
         storage_dir=tmp_path / "memory",
         categories_dir=tmp_path / "categories",
         events=log if events == "log" else events,
@@ -126,7 +126,7 @@ def make_manager(
 def manager(
     log: EventLog,
     tmp_path: Path,
-    embedder: FakeEmbedder,
+    embedder: HashEmbedder,
     clock: Clock,
     sleeps: SleepRecorder,
 ) -> Iterator[MemoryManager]:

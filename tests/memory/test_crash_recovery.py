@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from rilai_desktop.contracts import EventKind
-from rilai_desktop.memory.embedding import FakeEmbedder
+from rilai_desktop.memory.embedding import HashEmbedder
 from rilai_desktop.memory.manager import MemoryConfig, MemoryManager
 from rilai_desktop.memory.types import Turn
 from rilai_desktop.paths import REPO_ROOT, ensure_private_dir
@@ -25,7 +25,7 @@ def _open(home: Path) -> tuple[EventLog, MemoryManager]:
     log = EventLog(home / "rilai.db")
     manager = MemoryManager(
         log,
-        FakeEmbedder(),
+        HashEmbedder(),
         storage_dir=home / "memory",
         categories_dir=home / "categories",
         events=log,

@@ -1,4 +1,4 @@
-"""FakeEmbedder (determinism, norms, cache, input checks) and EmbeddingService.verify().
+"""HashEmbedder (determinism, norms, cache, input checks) and EmbeddingService.verify().
 
 The real model is never loaded here: verify() runs on a temporary model folder.
 """
@@ -19,7 +19,7 @@ from rilai_desktop.memory.embedding import (
     MAX_TEXT_CHARS,
     MINILM_DIM,
     EmbeddingService,
-    FakeEmbedder,
+    HashEmbedder,
     text_hash,
 )
 from rilai_desktop.memory.ports import Vectors
@@ -27,27 +27,27 @@ from rilai_desktop.memory.ports import Vectors
 
 def test_fake_embedder_is_deterministic_across_instances() -> None:
     texts = ["I love hiking in the Alps", "My sister Anna lives in Lyon"]
-    a = FakeEmbedder().embed(texts)
-    b = FakeEmbedder().embed(texts)
+    a = HashEmbedder().embed(texts)
+    b = HashEmbedder().embed(texts)
     assert a.dtype == np.float32
     assert a.shape == (2, 64)
     assert np.array_equal(a, b)
-    assert FakeEmbedder(dimension=32).embed(texts).shape == (2, 32)
-    assert FakeEmbedder(dimension=32).model_id == "fake-bow-32"
+    assert HashEmbedder(dimension=32).embed(texts).shape == (2, 32)
+    assert HashEmbedder(dimension=32).model_id == "fake-bow-32"
 
 
 @pytest.mark.parametrize(
     "text", ["tea", "I love green tea with lemon", "🙂🙂", "!!!", "東京 ramen"]
 )
 def test_fake_vectors_are_unit_length(text: str) -> None:
-    vec = FakeEmbedder().embed_one(text)
+    vec = HashEmbedder().embed_one(text)
     assert vec.shape == (1, 64)
     assert float(np.linalg.norm(vec)) == pytest.approx(1.0, abs=1e-6)
     assert np.all(np.isfinite(vec))
 
 
 def test_fake_vectors_are_similar_for_shared_words() -> None:
-    emb = FakeEmbedder(dimension=256)
+    emb = HashEmbedder(dimension=256)
     a, b, c = emb.embed(
         ["I love hiking in the mountains", "hiking in the mountains I love", "tax forms"]
     )
@@ -56,7 +56,7 @@ def test_fake_vectors_are_similar_for_shared_words() -> None:
 
 
 def test_cache_never_embeds_the_same_text_twice() -> None:
-    emb = FakeEmbedder()
+    emb = HashEmbedder()
     first = emb.embed(["alpha", "beta", "alpha"])
     assert emb.encoded_texts == 2  # the repeat inside one call is embedded once
     assert emb.calls == 1
@@ -70,28 +70,28 @@ def test_cache_never_embeds_the_same_text_twice() -> None:
 
 
 def test_returned_arrays_do_not_alias_the_cache() -> None:
-    emb = FakeEmbedder()
+    emb = HashEmbedder()
     out = emb.embed(["alpha"])
     out[0, :] = 42.0
     assert float(np.linalg.norm(emb.embed(["alpha"]))) == pytest.approx(1.0, abs=1e-6)
 
 
 def test_cache_is_bounded_lru() -> None:
-    emb = FakeEmbedder(cache_size=2)
+    emb = HashEmbedder(cache_size=2)
     emb.embed(["a1", "b1", "c1"])  # a1 is evicted
     assert emb.encoded_texts == 3
     emb.embed(["c1", "b1"])
     assert emb.encoded_texts == 3
     emb.embed(["a1"])
     assert emb.encoded_texts == 4
-    no_cache = FakeEmbedder(cache_size=0)
+    no_cache = HashEmbedder(cache_size=0)
     no_cache.embed(["x"])
     no_cache.embed(["x"])
     assert no_cache.encoded_texts == 2
 
 
 def test_empty_list_embeds_nothing() -> None:
-    emb = FakeEmbedder()
+    emb = HashEmbedder()
     out = emb.embed([])
     assert out.shape == (0, 64)
     assert emb.calls == 0
@@ -112,7 +112,7 @@ def test_empty_list_embeds_nothing() -> None:
     ids=["empty", "whitespace", "second-empty", "none", "bytes", "int", "huge", "bare-str"],
 )
 def test_bad_texts_are_refused(texts: Any, fragment: str) -> None:
-    emb = FakeEmbedder()
+    emb = HashEmbedder()
     with pytest.raises(MemoryInputError) as err:
         emb.embed(texts)
     assert fragment in err.value.message
@@ -121,12 +121,12 @@ def test_bad_texts_are_refused(texts: Any, fragment: str) -> None:
 
 
 def test_text_at_the_limit_is_embedded() -> None:
-    vec = FakeEmbedder().embed(["word " * (MAX_TEXT_CHARS // 5)])
+    vec = HashEmbedder().embed(["word " * (MAX_TEXT_CHARS // 5)])
     assert vec.shape == (1, 64)
 
 
 def test_fail_next_raises_embedding_error_then_recovers() -> None:
-    emb = FakeEmbedder()
+    emb = HashEmbedder()
     emb.fail_next = 2
     for _ in range(2):
         with pytest.raises(EmbeddingError) as err:
@@ -137,14 +137,14 @@ def test_fail_next_raises_embedding_error_then_recovers() -> None:
     assert emb.encoded_texts == 1
 
 
-class NaNEmbedder(FakeEmbedder):
+class NaNEmbedder(HashEmbedder):
     """A broken model: returns NaN vectors."""
 
     def _encode(self, texts: list[str]) -> Vectors:
         return np.full((len(texts), self.dimension), np.nan, dtype=np.float32)
 
 
-class ShortEmbedder(FakeEmbedder):
+class ShortEmbedder(HashEmbedder):
     """A broken model: returns vectors of the wrong dimension."""
 
     def _encode(self, texts: list[str]) -> Vectors:
@@ -153,7 +153,7 @@ class ShortEmbedder(FakeEmbedder):
 
 @pytest.mark.parametrize("cls", [NaNEmbedder, ShortEmbedder])
 def test_a_broken_model_output_is_an_embedding_error_and_not_cached(
-    cls: type[FakeEmbedder],
+    cls: type[HashEmbedder],
 ) -> None:
     emb = cls()
     with pytest.raises(EmbeddingError):

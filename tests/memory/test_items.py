@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from rilai_desktop.errors import MemoryInputError, VectorIndexError
-from rilai_desktop.memory.embedding import FakeEmbedder
+from rilai_desktop.memory.embedding import HashEmbedder
 from rilai_desktop.memory.item_search import from_blob
 from rilai_desktop.memory.items import (
     ItemLayer,
@@ -28,10 +28,10 @@ from tests.memory.conftest import T0, Clock
 
 
 def new_layer(
-    log: EventLog, tmp_path: Path, clock: Clock, embedder: FakeEmbedder | None = None
+    log: EventLog, tmp_path: Path, clock: Clock, embedder: HashEmbedder | None = None
 ) -> ItemLayer:
     layer = ItemLayer(
-        log, embedder or FakeEmbedder(), tmp_path / "memory" / "index.faiss", clock=clock
+        log, embedder or HashEmbedder(), tmp_path / "memory" / "index.faiss", clock=clock
     )
     layer.ensure_model_recorded()
     return layer
@@ -263,7 +263,7 @@ def random_words(n: int, seed: int) -> list[str]:
 def test_dense_search_top_k_matches_brute_force(
     log: EventLog, tmp_path: Path, clock: Clock, rid: str
 ) -> None:
-    layer = new_layer(log, tmp_path, clock, FakeEmbedder(dimension=256))
+    layer = new_layer(log, tmp_path, clock, HashEmbedder(dimension=256))
     words = random_words(90, seed=1)
     texts = [" ".join(words[i : i + 3]) for i in range(0, 90, 3)]
     store(log, layer, rid, *texts)
@@ -282,7 +282,7 @@ def test_dense_search_top_k_matches_brute_force(
 def test_dense_search_with_a_small_category_far_from_the_query(
     log: EventLog, tmp_path: Path, clock: Clock, rid: str
 ) -> None:
-    layer = new_layer(log, tmp_path, clock, FakeEmbedder(dimension=512))
+    layer = new_layer(log, tmp_path, clock, HashEmbedder(dimension=512))
     many = random_words(3 * 260, seed=2)
     near = [f"alpha {' '.join(many[i : i + 3])}" for i in range(0, len(many), 3)]
     far_words = random_words(12, seed=3)
@@ -387,7 +387,7 @@ def test_reopen_loads_the_saved_index_without_a_rebuild(
     ids = seeded(log, layer, rid)
     path = layer.index_path
     mtime = path.stat().st_mtime_ns
-    embedder = FakeEmbedder()
+    embedder = HashEmbedder()
     again = new_layer(log, tmp_path, clock, embedder)
     assert again.open() is None
     assert again.last_rebuild_reason is None
@@ -406,7 +406,7 @@ def test_empty_memory_without_an_index_file_is_not_a_rebuild(layer: ItemLayer) -
     assert layer.index_path.is_file() and sidecar_path(layer.index_path).is_file()
 
 
-def insert_out_of_band(log: EventLog, rid: str, content: str, embedder: FakeEmbedder) -> int:
+def insert_out_of_band(log: EventLog, rid: str, content: str, embedder: HashEmbedder) -> int:
     """A row written behind the layer's back (another process, a crash before the save)."""
     with log.transaction() as conn:
         cur = conn.execute(
@@ -430,7 +430,7 @@ def test_stale_index_after_an_out_of_band_insert_is_rebuilt(
     layer: ItemLayer, log: EventLog, rid: str, tmp_path: Path, clock: Clock
 ) -> None:
     seeded(log, layer, rid)
-    row = insert_out_of_band(log, rid, "Runs marathons in spring", FakeEmbedder())
+    row = insert_out_of_band(log, rid, "Runs marathons in spring", HashEmbedder())
     again = new_layer(log, tmp_path, clock)
     rebuilt = again.open()
     assert rebuilt is not None
@@ -472,7 +472,7 @@ def test_a_changed_embedder_dimension_re_embeds_and_rebuilds(
     layer: ItemLayer, log: EventLog, rid: str, tmp_path: Path, clock: Clock
 ) -> None:
     ids = seeded(log, layer, rid)
-    small = FakeEmbedder(dimension=32)
+    small = HashEmbedder(dimension=32)
     again = new_layer(log, tmp_path, clock, small)
     rebuilt = again.open()
     assert rebuilt is not None

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from rilai_desktop.errors import MemoryInputError
-from rilai_desktop.memory.embedding import FakeEmbedder
+from rilai_desktop.memory.embedding import HashEmbedder
 from rilai_desktop.memory.knowledge_bases import (
     KB_NAMES,
     KBHit,
@@ -39,12 +39,12 @@ def log(db_path: Path) -> Iterator[EventLog]:
 
 
 @pytest.fixture
-def embedder() -> FakeEmbedder:
-    return FakeEmbedder(dimension=DIM)
+def embedder() -> HashEmbedder:
+    return HashEmbedder(dimension=DIM)
 
 
 @pytest.fixture
-def kbs(log: EventLog, embedder: FakeEmbedder) -> KnowledgeBases:
+def kbs(log: EventLog, embedder: HashEmbedder) -> KnowledgeBases:
     return KnowledgeBases(log, embedder)
 
 
@@ -172,7 +172,7 @@ def test_query_vector_zero_or_garbage(kbs: KnowledgeBases) -> None:
         kbs.semantic_search("q", "kb_core", query_vector=["a"] * DIM)  # type: ignore[list-item]
 
 
-def test_query_vector_path_skips_the_embedder(kbs: KnowledgeBases, embedder: FakeEmbedder) -> None:
+def test_query_vector_path_skips_the_embedder(kbs: KnowledgeBases, embedder: HashEmbedder) -> None:
     kbs.upsert_vectors("kb_skills", [{"id": "x", "vector": axis(3), "payload": {}}])
     calls = embedder.calls
     hits = kbs.semantic_search("ignored text", "kb_skills", query_vector=np.array(axis(3)))
@@ -267,13 +267,13 @@ def test_empty_upsert(kbs: KnowledgeBases) -> None:
 
 
 def test_persistence_across_reopen(db_path: Path, log: EventLog) -> None:
-    kbs = KnowledgeBases(log, FakeEmbedder(dimension=DIM))
+    kbs = KnowledgeBases(log, HashEmbedder(dimension=DIM))
     kbs.upsert_texts("kb_6", {"a": "persistent memory of apples", "b": "bananas are yellow"})
     kbs.upsert_vectors("kb_core", [{"id": "v", "vector": axis(4), "payload": {"k": "v"}}])
     kbs.delete("kb_6", ["b"])
     log.close()
     with EventLog(db_path) as again:
-        fresh = KnowledgeBases(again, FakeEmbedder(dimension=DIM))
+        fresh = KnowledgeBases(again, HashEmbedder(dimension=DIM))
         assert fresh.count("kb_6") == 1
         assert [h.document_id for h in fresh.semantic_search("apples", "kb_6")] == ["a"]
         (hit,) = fresh.semantic_search("", "kb_core", query_vector=axis(4))
@@ -312,7 +312,7 @@ def test_hostile_payloads_stored_verbatim(
     kbs.upsert_texts("kb_1", {text[:200]: text})
     log.close()
     with EventLog(db_path) as again:
-        fresh = KnowledgeBases(again, FakeEmbedder(dimension=DIM))
+        fresh = KnowledgeBases(again, HashEmbedder(dimension=DIM))
         (hit,) = fresh.semantic_search("", "kb_core", query_vector=axis(7))
         assert hit.document_id == text[:200]
         assert hit.content_snippet == text[:200]
@@ -364,8 +364,8 @@ def test_upsert_inside_rolled_back_transaction(kbs: KnowledgeBases, log: EventLo
 
 
 def test_wrong_dimension_rows_are_skipped(db_path: Path, log: EventLog) -> None:
-    KnowledgeBases(log, FakeEmbedder(dimension=32)).upsert_texts("kb_1", {"old": "old model"})
-    kbs = KnowledgeBases(log, FakeEmbedder(dimension=DIM))
+    KnowledgeBases(log, HashEmbedder(dimension=32)).upsert_texts("kb_1", {"old": "old model"})
+    kbs = KnowledgeBases(log, HashEmbedder(dimension=DIM))
     kbs.upsert_texts("kb_1", {"new": "new model"})
     assert [h.document_id for h in kbs.semantic_search("model", "kb_1")] == ["new"]
     assert kbs.skipped["kb_1"] == 1

@@ -17,7 +17,7 @@ from rilai_desktop.errors import (
 )
 from rilai_desktop.memory._sql import STOPWORDS, fts_query
 from rilai_desktop.memory.categories import CategoryLayer, check_category_name, title_of
-from rilai_desktop.memory.embedding import FakeEmbedder
+from rilai_desktop.memory.embedding import HashEmbedder
 from rilai_desktop.memory.items import ItemLayer
 from rilai_desktop.memory.resources import ResourceLayer
 from rilai_desktop.memory.types import ItemDraft, Resource
@@ -169,7 +169,7 @@ def test_search_after_delete_forgets_the_text(resources: ResourceLayer, log: Eve
 
 @pytest.fixture
 def items(log: EventLog, tmp_path: Path, clock: Clock) -> ItemLayer:
-    return ItemLayer(log, FakeEmbedder(), tmp_path / "memory" / "index.faiss", clock=clock)
+    return ItemLayer(log, HashEmbedder(), tmp_path / "memory" / "index.faiss", clock=clock)
 
 
 def store_items(log: EventLog, layer: ItemLayer, resource_id: str, *texts: str) -> list[str]:

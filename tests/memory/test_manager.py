@@ -28,7 +28,7 @@ from rilai_desktop.errors import (
 )
 from rilai_desktop.llm.errors import ModelCallError
 from rilai_desktop.llm.fake import ScriptedLLM
-from rilai_desktop.memory.embedding import FakeEmbedder
+from rilai_desktop.memory.embedding import HashEmbedder
 from rilai_desktop.memory.manager import MemoryConfig, MemoryManager, MemoryRetryConfig
 from rilai_desktop.memory.types import (
     TURN_KIND,
@@ -484,7 +484,7 @@ def test_auto_consolidation_failure_is_a_warning(
 
 
 def test_embedding_failures_are_retried_with_backoff(
-    manager: MemoryManager, embedder: FakeEmbedder, sleeps: SleepRecorder
+    manager: MemoryManager, embedder: HashEmbedder, sleeps: SleepRecorder
 ) -> None:
     res = manager.store_resource(CHAT, "conversation")
     embedder.fail_next = 2
@@ -495,7 +495,7 @@ def test_embedding_failures_are_retried_with_backoff(
 
 
 def test_embedding_gives_up_after_three_retries_and_writes_nothing(
-    manager: MemoryManager, embedder: FakeEmbedder, sleeps: SleepRecorder, log: EventLog
+    manager: MemoryManager, embedder: HashEmbedder, sleeps: SleepRecorder, log: EventLog
 ) -> None:
     res = manager.store_resource(CHAT, "conversation")
     events_before = log.count()
@@ -520,7 +520,7 @@ def test_embedding_gives_up_after_three_retries_and_writes_nothing(
 
 
 def test_backoff_is_capped(log: EventLog, tmp_path: Path, sleeps: SleepRecorder) -> None:
-    embedder = FakeEmbedder()
+    embedder = HashEmbedder()
     manager = MemoryManager(
         log,
         embedder,
@@ -535,7 +535,7 @@ def test_backoff_is_capped(log: EventLog, tmp_path: Path, sleeps: SleepRecorder)
 
 
 def test_query_embedding_is_retried_too(
-    manager: MemoryManager, embedder: FakeEmbedder, sleeps: SleepRecorder
+    manager: MemoryManager, embedder: HashEmbedder, sleeps: SleepRecorder
 ) -> None:
     ingest(manager)
     embedder.fail_next = 1
@@ -620,7 +620,7 @@ def test_get_stats(manager: MemoryManager, clock: Clock) -> None:
     assert manager.get_stats().last_consolidation_at == clock.now()
 
 
-def test_is_healthy(manager: MemoryManager, embedder: FakeEmbedder) -> None:
+def test_is_healthy(manager: MemoryManager, embedder: HashEmbedder) -> None:
     ingest(manager)
     embedder.fail_next = 1
     assert manager.is_healthy is False  # the embedder did not answer
@@ -952,12 +952,12 @@ def raise_each(log: EventLog, tmp_path: Path) -> dict[str, errors.MemoryError]:
     blocker.write_text("a file, not a folder")
     catch(
         lambda: MemoryManager(
-            log, FakeEmbedder(), storage_dir=blocker / "memory", categories_dir=tmp_path / "c"
+            log, HashEmbedder(), storage_dir=blocker / "memory", categories_dir=tmp_path / "c"
         )
     )  # MEM-009
     llm = ScriptedLLM()
     sleeps = SleepRecorder()
-    embedder = FakeEmbedder()
+    embedder = HashEmbedder()
     manager = make_manager(
         log,
         tmp_path,

@@ -15,7 +15,7 @@ from rilai_desktop.contracts import EngineEvent, EventKind
 from rilai_desktop.contracts.memory import EpisodicEvent, MemoryCandidate, UserFact
 from rilai_desktop.contracts.payloads import MemoryCommitted, MemoryRetrieved
 from rilai_desktop.errors import MemoryInputError
-from rilai_desktop.memory.embedding import FakeEmbedder
+from rilai_desktop.memory.embedding import HashEmbedder
 from rilai_desktop.memory.relationship import RelationshipMemory, UserGoal, fact_hash
 from rilai_desktop.store import EventLog
 
@@ -57,12 +57,12 @@ def clock() -> Clock:
 
 
 @pytest.fixture
-def embedder() -> FakeEmbedder:
-    return FakeEmbedder(dimension=64)
+def embedder() -> HashEmbedder:
+    return HashEmbedder(dimension=64)
 
 
 @pytest.fixture
-def mem(log: EventLog, embedder: FakeEmbedder, clock: Clock) -> RelationshipMemory:
+def mem(log: EventLog, embedder: HashEmbedder, clock: Clock) -> RelationshipMemory:
     return RelationshipMemory(log, embedder, clock=clock)
 
 
@@ -174,7 +174,7 @@ def test_hostile_text_stored_verbatim(
     goal = mem.add_goal(text, notes=text)
     log.close()
     with EventLog(db_path) as again:
-        m2 = RelationshipMemory(again, FakeEmbedder(dimension=64))
+        m2 = RelationshipMemory(again, HashEmbedder(dimension=64))
         got_ep = m2.get_episode(ep.id)
         got_fact = m2.get_fact(fact.id)
         got_goal = m2.get_goal(goal.id)
@@ -564,7 +564,7 @@ def test_recall_blends_importance_and_recency(mem: RelationshipMemory, clock: Cl
 
 
 def test_recall_cache_invalidated_on_writes(
-    mem: RelationshipMemory, embedder: FakeEmbedder
+    mem: RelationshipMemory, embedder: HashEmbedder
 ) -> None:
     a = mem.add_episode("planted tomatoes in the garden")
     assert [e["id"] for e in mem.recall_for_workspace("tomatoes")["episodes"]] == [a.id]
@@ -595,7 +595,7 @@ def test_model_change_reembeds(db_path: Path, log: EventLog, mem: RelationshipMe
     fact = mem.observe_fact("Loves the sea", "preference", confidence=0.7, source="s")
     log.close()
     with EventLog(db_path) as again:
-        other = RelationshipMemory(again, FakeEmbedder(dimension=32))
+        other = RelationshipMemory(again, HashEmbedder(dimension=32))
         out = other.recall_for_workspace("beach walk")
         assert out["episodes"][0]["id"] == ep.id
         assert out["user_facts"][0]["id"] == fact.id

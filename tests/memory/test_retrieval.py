@@ -15,7 +15,7 @@ import pytest
 from rilai_desktop.errors import MemoryInputError, RetrievalError
 from rilai_desktop.llm.errors import ModelCallError
 from rilai_desktop.llm.fake import ScriptedLLM
-from rilai_desktop.memory.embedding import FakeEmbedder
+from rilai_desktop.memory.embedding import HashEmbedder
 from rilai_desktop.memory.items import ItemLayer
 from rilai_desktop.memory.resources import ResourceLayer
 from rilai_desktop.memory.retrieval import (
@@ -52,7 +52,7 @@ class Env:
 @pytest.fixture
 def env(log: EventLog, tmp_path: Path, clock: Clock) -> Env:
     # 512 dimensions: hashed words of unrelated texts practically never collide
-    embedder = FakeEmbedder(dimension=512)
+    embedder = HashEmbedder(dimension=512)
     layer = ItemLayer(log, embedder, tmp_path / "memory" / "index.faiss", clock=clock)
     rid = ResourceLayer(log, clock=clock).store("source", "conversation").resource_id
     return Env(log, layer, RAGRetriever(layer, embedder, clock=clock), rid, clock)
@@ -69,7 +69,7 @@ def ids(items: Sequence[MemoryItem]) -> list[str]:
 
 
 def test_fusion_finds_a_lexical_only_and_a_dense_only_match(env: Env) -> None:
-    # "study" ~ "Studies" only through the FTS5 porter stemmer (the fake embedder's stems
+    # "study" ~ "Studies" only through the FTS5 porter stemmer (the hash embedder's stems
     # "study"/"studi" differ); "photon" ~ "Photograph" only through the embedding (the
     # stems agree on "photo", the FTS5 tokens do not).
     lexical_only, dense_only, *_ = env.add(

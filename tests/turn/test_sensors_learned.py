@@ -214,11 +214,11 @@ def test_notes_stay_within_the_contract() -> None:
 
 def test_composition_root_wires_the_layer_only_when_the_embedder_fits() -> None:
     from rilai_desktop.app.build import build_sensors
-    from rilai_desktop.memory.embedding import FakeEmbedder
+    from rilai_desktop.memory.embedding import HashEmbedder
 
     assert build_sensors(None).learned is None
-    assert build_sensors(FakeEmbedder(dimension=256)).learned is None  # hash backend
-    fitting = FakeEmbedder(dimension=384)  # the shipped heads' dimension (MiniLM's)
+    assert build_sensors(HashEmbedder(dimension=256)).learned is None  # hash backend
+    fitting = HashEmbedder(dimension=384)  # the shipped heads' dimension (MiniLM's)
     sensors = build_sensors(fitting)
     assert sensors.learned is not None
     out = sensors.read("I feel so alone tonight")

@@ -13,7 +13,7 @@ import numpy as np
 
 from rilai_desktop.app.build import Core, build_core, build_memory
 from rilai_desktop.config import Settings
-from rilai_desktop.memory.embedding import EmbeddingService, FakeEmbedder
+from rilai_desktop.memory.embedding import EmbeddingService, HashEmbedder
 from rilai_desktop.memory.manager import MemoryManager
 from rilai_desktop.paths import Paths
 
@@ -91,13 +91,13 @@ class BareEncoder:
             self._model: Any = emb.load()
             torch.set_num_threads(settings.embedding.torch_threads)
             self.torch_threads: int | None = torch.get_num_threads()
-            self._fake: FakeEmbedder | None = None
+            self._fake: HashEmbedder | None = None
             self.label = "SentenceTransformer.encode (same weights, normalize_embeddings=True)"
         else:
             self._model = None
             self.torch_threads = None
-            self._fake = FakeEmbedder(emb.dimension, cache_size=0)
-            self.label = "FakeEmbedder.embed, cache off (hash backend: no torch model)"
+            self._fake = HashEmbedder(emb.dimension, cache_size=0)
+            self.label = "HashEmbedder.embed, cache off (hash backend: no torch model)"
 
     def encode(self, texts: list[str], batch_size: int = BATCH_SIZE) -> Any:
         if self._fake is not None:

@@ -33,8 +33,8 @@ from rilai_desktop.turn.runner import TurnCancelled, TurnRunner, Update
 
 if TYPE_CHECKING:
     from rilai_desktop.contracts.clock import Clock
-    from rilai_desktop.daemon.ports import Delivery
     from rilai_desktop.daemon.jobs import DaemonScheduler
+    from rilai_desktop.daemon.ports import Delivery
     from rilai_desktop.daemon.service import Daemon
     from rilai_desktop.turn.session import SessionState
 

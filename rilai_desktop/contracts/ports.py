@@ -24,8 +24,9 @@ class EventSink(Protocol):
     Callers rely on: the payload is validated against its kind's model before anything is
     written (an invalid one raises and stores nothing); the returned event carries the
     given ``session_id``, ``turn_id`` and kind, and a ``seq`` above every earlier one of
-    that session (the EventLog counts per session; the fakes count globally); ``payload=None`` stores ``{}``. A sink with transactions (the EventLog)
-    joins an open write transaction, so memory's mutations are all or nothing.
+    that session (the EventLog counts per session; the fakes count globally);
+    ``payload=None`` stores ``{}``. A sink with transactions (the EventLog) joins an open
+    write transaction, so memory's mutations are all or nothing.
     """
 
     def append(

@@ -1,4 +1,4 @@
-"""The LLM port (llm/port.py): the scripted fake and, where its GGUF file is installed,
+"""The LLM port (contracts/llm.py): the scripted fake and, where its GGUF file is installed,
 the llama.cpp adapter on the small model (RILAI_MODELS_DIR, else the repo's models/)."""
 
 from __future__ import annotations
@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
+from rilai_desktop.contracts.llm import LLM, ChatMessage, Completion, CompletionStream
 from rilai_desktop.llm.errors import BadRequestError
 from rilai_desktop.llm.fake import Request, ScriptedLLM
-from rilai_desktop.llm.port import LLM, ChatMessage, Completion, CompletionStream
 from tests.conftest import REAL_MODELS_DIR
 
 SMALL_FILE = REAL_MODELS_DIR / "SmolLM2-135M-Instruct.Q4_1.gguf"

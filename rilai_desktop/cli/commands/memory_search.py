@@ -20,7 +20,7 @@ from rilai_desktop.cli.commands.memory_checks import (
 )
 from rilai_desktop.cli.commands.output import emit_json
 from rilai_desktop.errors import CategoryNotFoundError, MemoryInputError, RetrievalError
-from rilai_desktop.jsonl import object_lines
+from rilai_desktop.jsonl import object_lines, read_text
 
 if TYPE_CHECKING:
     from rilai_desktop.memory.manager import MemoryManager
@@ -95,17 +95,7 @@ def _read_batch(path: Path) -> list[tuple[str, str]]:
             ],
         )
 
-    try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        raise MemoryInputError(f"{path}: no such file") from None
-    except OSError as exc:
-        raise MemoryInputError(f"{path}: cannot read: {exc.strerror or exc}") from None
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        line_no = raw[: exc.start].count(b"\n") + 1
-        raise bad(line_no, "not UTF-8 text") from None
+    text = read_text(path, MemoryInputError, bad)
     queries: list[tuple[str, str]] = []
     seen: dict[str, int] = {}
     for line_no, obj in object_lines(text, bad):

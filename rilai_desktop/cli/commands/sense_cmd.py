@@ -31,7 +31,7 @@ from rilai_desktop.cli.commands.output import emit_json, table
 from rilai_desktop.cli.commands.sense_learned import learned_section, sensors_with_learned_layer
 from rilai_desktop.contracts.sensor import SENSOR_NAMES, SensorOutput
 from rilai_desktop.errors import RilaiError
-from rilai_desktop.jsonl import object_lines
+from rilai_desktop.jsonl import object_lines, read_text
 from rilai_desktop.paths import REPO_ROOT
 from rilai_desktop.turn.sensors import THRESHOLDS, FastSensors
 from rilai_desktop.turn.sensors.evaluation import (
@@ -73,19 +73,12 @@ def reading_json(text: str, readings: dict[str, SensorOutput]) -> dict[str, Any]
 
 
 def _read_file(path: Path, what: str) -> str:
-    try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        raise SenseInputError(f"{path}: no such file", context={"path": str(path)}) from None
-    except IsADirectoryError:
-        raise SenseInputError(f"{path}: is a directory, not a {what} file") from None
-    except OSError as exc:
-        raise SenseInputError(f"{path}: cannot read: {exc.strerror or exc}") from None
-    try:
-        return raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        line = raw[: exc.start].count(b"\n") + 1
-        raise _bad_line(path, line, "not UTF-8 text") from None
+    return read_text(
+        path,
+        lambda message: SenseInputError(message, context={"path": str(path)}),
+        lambda line, problem: _bad_line(path, line, problem),
+        what=what,
+    )
 
 
 def _bad_line(path: Path, line: int, problem: str) -> SenseInputError:

@@ -24,7 +24,7 @@ from typing import Any
 
 from rilai_desktop.contracts.council import INTENTS
 from rilai_desktop.errors import RilaiError
-from rilai_desktop.jsonl import object_lines
+from rilai_desktop.jsonl import object_lines, read_text
 from rilai_desktop.paths import REPO_ROOT
 
 DEFAULT_SET = REPO_ROOT / "tests" / "data" / "replies" / "conversations.jsonl"
@@ -126,19 +126,11 @@ def parse_conversations(text: str, source: str) -> list[Conversation]:
 
 
 def load_conversations(path: Path) -> list[Conversation]:
-    try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        raise EvalSetError(f"{path}: no such file", context={"path": str(path)}) from None
-    except IsADirectoryError:
-        raise EvalSetError(f"{path}: is a directory, not a JSON Lines file") from None
-    except OSError as exc:
-        raise EvalSetError(f"{path}: cannot read: {exc.strerror or exc}") from None
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        line = raw[: exc.start].count(b"\n") + 1
-        raise EvalSetError(f"{path} line {line}: not UTF-8 text") from None
+    text = read_text(
+        path,
+        lambda message: EvalSetError(message, context={"path": str(path)}),
+        lambda line, problem: EvalSetError(f"{path} line {line}: {problem}"),
+    )
     return parse_conversations(text, str(path))
 
 

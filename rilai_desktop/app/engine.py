@@ -117,7 +117,7 @@ class Engine:
         self.bus = EventBus()
         self._unlisten = parts.core.event_log.add_listener(self.bus.publish)
         self._worker = Worker()
-        self.memory = MemoryFacade(parts.memory, self._worker)
+        self.memory = MemoryFacade(parts.memory, self._worker, parts.core.paths.db_path)
         self.nudges = NudgesFacade(
             NudgeControls.in_data_dir(parts.core.paths.data_dir), self._worker
         )
@@ -267,6 +267,7 @@ class Engine:
                 log.exception("a close hook failed")
         parts = self._parts
         parts.runner.wait_warm()  # the between-turns warm-up still holds a model
+        self.memory.close()
         if parts.memory is not None:
             parts.memory.close()
         parts.models.close()

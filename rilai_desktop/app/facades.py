@@ -8,6 +8,7 @@ browser and the API all see the same memory, controls and settings file.
 from __future__ import annotations
 
 from datetime import datetime, timedelta
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rilai_desktop.app.worker import Worker
@@ -17,13 +18,20 @@ from rilai_desktop.paths import Paths
 
 if TYPE_CHECKING:
     from rilai_desktop.daemon.nudges import ControlState, NudgeControls
+    from rilai_desktop.memory.browse import MemoryBrowser
     from rilai_desktop.memory.manager import MemoryManager
     from rilai_desktop.memory.types import MemoryItem, MemoryStats, RetrievalResult
 
 
 class MemoryFacade:
-    def __init__(self, manager: MemoryManager | None, worker: Worker) -> None:
-        self._manager, self._worker = manager, worker
+    """Memory for clients: search (the retrieval a turn uses), browsing through the SQLModel
+    tables (``memory/browse.py``, a read-only connection), and edits on the worker."""
+
+    def __init__(
+        self, manager: MemoryManager | None, worker: Worker, db_path: Path | None = None
+    ) -> None:
+        self._manager, self._worker, self._db_path = manager, worker, db_path
+        self._browser: MemoryBrowser | None = None
 
     @property
     def available(self) -> bool:
@@ -47,6 +55,23 @@ class MemoryFacade:
 
     def stats(self) -> MemoryStats:
         return self._memory().get_stats()
+
+    @property
+    def browse(self) -> MemoryBrowser:
+        """Items, user facts, episodes, goals and categories, page by page."""
+        self._memory()
+        if self._browser is None:
+            from rilai_desktop.memory.browse import MemoryBrowser
+
+            if self._db_path is None:
+                raise MemoryUnavailableError("This engine has no database file to browse")
+            self._browser = MemoryBrowser(self._db_path)
+        return self._browser
+
+    def close(self) -> None:
+        if self._browser is not None:
+            self._browser.close()
+            self._browser = None
 
     # writes (on the worker)
     def remember(self, text: str, category: str | None = None) -> MemoryItem:

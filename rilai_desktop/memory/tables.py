@@ -2,9 +2,10 @@
 
 The migration SQL is what creates the tables (FTS5 tables and triggers cannot be expressed
 here); these classes declare the same columns, types, keys and nullability, and
-``tests/memory/test_tables.py`` fails if the two ever drift apart. Data access goes through
-the shared sqlite3 connection (one transaction with the event log; see
-docs/memory-design.md), so these are declarations, not a second way in.
+``tests/memory/test_tables.py`` fails if the two ever drift apart. People's reads go
+through these classes (``browse.py``, a read-only connection); writes go through
+``MemoryManager`` on the shared sqlite3 connection, one transaction with the FTS5 rows, the
+FAISS index and the event log (docs/architecture.md, "sqlmodel").
 """
 
 from __future__ import annotations

@@ -255,3 +255,14 @@ def test_a_consolidated_page_is_promoted_to_long_term(engine: Engine) -> None:
     assert not memory.promote_category("hobbies")  # once
     long_term = memory.journal.read_long_term("rilai")
     assert "Promoted: hobbies:" in long_term and "cello" in long_term
+
+
+def test_the_memory_facade_browses_what_a_turn_kept(engine: Engine) -> None:
+    engine.send("My sister is called Ines.").result(timeout=60)
+    item = engine.memory.remember("I like green tea.", "preferences")
+    rows = engine.memory.browse.items()
+    assert item.item_id in {r.item_id for r in rows}
+    assert any("Ines" in r.content for r in rows)  # extracted from the turn
+    assert engine.memory.browse.count_items() == len(rows)
+    engine.memory.forget(item.item_id)
+    assert item.item_id not in {r.item_id for r in engine.memory.browse.items()}

@@ -1,13 +1,13 @@
 """Adapters from the daemon's ports to the real event log and the live TurnRunner.
 
-``daemon/`` never imports the store or the turn; the composition root (app.py) hands it
-these:
+``daemon/`` never imports the store or the turn; the composition root (``app/build.py``)
+hands it these:
 
 - :class:`LogEventSink` — ``contracts.EventSink`` over the EventLog, which validates each
-  event, stamped with the daemon's clock; listeners see each event once it is stored
-  (``rilai daemon run`` prints them). Its ``session_id`` is the daemon's session picker:
-  the log's latest session (the one the shell resumes), the shell's own when pinned, or
-  a fresh uuid4 session when the log is empty.
+  event, stamped with the daemon's clock (who wants to see the stored events listens to
+  the log itself: ``EventLog.add_listener``, the Engine's bus). Its ``session_id`` is the
+  daemon's session picker: the log's latest session (the one the shell resumes), the
+  shell's own when pinned, or a fresh uuid4 session when the log is empty.
 - :class:`LogLiveState` — LiveState, headless (``rilai daemon run``): the stance and the
   modulators are a projection of the log (the newest STANCE_UPDATED / MODULATORS_UPDATED /
   MODULATORS_DECAYED), so a turn in another process is seen at the next tick, and the
@@ -36,7 +36,6 @@ from rilai_desktop.turn.runner import TurnRunner
 from rilai_desktop.turn.session import modulator_values, stance_values
 
 log = logging.getLogger(__name__)
-Listener = Callable[[EngineEvent], None]
 TURN_WINDOW_S = 300.0  # an open turn older than this belongs to a process that died
 
 
@@ -56,8 +55,6 @@ class LogEventSink:
         self._clock = clock
         self._session = session_id
         self._fresh: str | None = None
-        self._listeners: list[Listener] = []
-        self._lock = threading.Lock()
 
     def session_id(self) -> str:
         sid = self._session() if self._session is not None else None
@@ -76,27 +73,7 @@ class LogEventSink:
         payload: Mapping[str, Any] | None = None,
     ) -> EngineEvent:
         ts = self._clock.now() if self._clock is not None else None
-        event = self.log.append(session_id, turn_id, kind, payload, ts_wall=ts)
-        with self._lock:
-            listeners = list(self._listeners)
-        for listener in listeners:
-            try:
-                listener(event)
-            except Exception:  # a printer that fails must not undo a stored event
-                log.exception("a daemon event listener failed")
-        return event
-
-    def subscribe(self, listener: Listener) -> Callable[[], None]:
-        """Call ``listener`` with every event once stored; returns the unsubscribe."""
-        with self._lock:
-            self._listeners.append(listener)
-
-        def unsubscribe() -> None:
-            with self._lock:
-                if listener in self._listeners:
-                    self._listeners.remove(listener)
-
-        return unsubscribe
+        return self.log.append(session_id, turn_id, kind, payload, ts_wall=ts)
 
 
 _STANCE_KINDS = [EventKind.STANCE_UPDATED, EventKind.MODULATORS_DECAYED]

@@ -88,15 +88,16 @@ def test_sink_stamps_its_clock_and_the_log_validates(log: EventLog) -> None:
     assert log.count() == 1  # the bad events wrote nothing
 
 
-def test_sink_listeners_see_stored_events_and_cannot_break_them(log: EventLog) -> None:
+def test_log_listeners_see_the_sinks_stored_events_and_cannot_break_them(log: EventLog) -> None:
+    # `rilai daemon run` prints through the log's listeners (the Engine bus's feed)
     sink = LogEventSink(log)
     seen: list[EngineEvent] = []
 
     def broken(event: EngineEvent) -> None:
         raise RuntimeError("printer gone")
 
-    sink.subscribe(broken)
-    stop = sink.subscribe(seen.append)
+    log.add_listener(broken)
+    stop = log.add_listener(seen.append)
     event = sink.append(sink.session_id(), 0, EventKind.DAEMON_TICK, {"timestamp": 1.0})
     assert seen == [event] and log.count() == 1
     stop()

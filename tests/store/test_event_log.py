@@ -183,3 +183,24 @@ def test_delete_session_and_all(db: Path) -> None:
         assert log.session_ids() == ["b"]
         assert log.delete_all() == 3
         assert log.count() == 0
+
+
+def test_listeners_hear_committed_events_in_order_and_never_a_rollback(tmp_path: Path) -> None:
+    log = EventLog(tmp_path / "rilai.db")
+    heard: list[str] = []
+    remove = log.add_listener(lambda e: heard.append(e.kind.value))
+    log.append("s", 1, EventKind.TURN_STARTED, {"user_input": "hi"})
+    with pytest.raises(RuntimeError), log.transaction():
+        log.append("s", 1, EventKind.TURN_STAGE_CHANGED, {"stage": "sense"})
+        assert heard == ["turn_started"]  # not yet: the transaction is open
+        raise RuntimeError("the commit failed")
+    assert heard == ["turn_started"]  # rolled back: never told
+    with log.transaction():
+        log.append("s", 1, EventKind.TURN_STAGE_CHANGED, {"stage": "sense"})
+        log.append("s", 1, EventKind.TURN_STAGE_CHANGED, {"stage": "recall"})
+    assert heard == ["turn_started", "turn_stage_changed", "turn_stage_changed"]
+    remove()
+    remove()  # twice is fine
+    log.append("s", 1, EventKind.TURN_STAGE_CHANGED, {"stage": "voice"})
+    assert len(heard) == 3
+    log.close()

@@ -155,9 +155,12 @@ class FakeRouter:
     def __init__(self, model: ScriptedLLM) -> None:
         self.model = model
         self.roles: list[str] = []
+        self.load_error: Exception | None = None  # what loading any model raises
 
     def for_role(self, role: str) -> ScriptedLLM:
         self.roles.append(role)
+        if self.load_error is not None:
+            raise self.load_error
         return self.model
 
 
@@ -512,7 +515,6 @@ def test_hybrid_falls_back_to_rag_when_the_model_fails(
     tmp_path: Path,
     ingested: dict[str, Any],
     fake_router: FakeRouter,
-    monkeypatch: pytest.MonkeyPatch,
     no_retries: None,
     always_escalate: None,
     broken: str,
@@ -522,10 +524,7 @@ def test_hybrid_falls_back_to_rag_when_the_model_fails(
     else:
         from rilai_desktop.llm.errors import ModelFileCorruptError
 
-        def corrupt(role: str) -> ScriptedLLM:
-            raise ModelFileCorruptError("the GGUF is truncated")
-
-        monkeypatch.setattr(fake_router, "for_role", corrupt)
+        fake_router.load_error = ModelFileCorruptError("the GGUF is truncated")
     queries = [{"id": f"q{i}", "query": q} for i, q in enumerate(["tea", "sister", "Lisbon"])]
     path = write_lines(tmp_path, queries, "q.jsonl")
     result = run("memory", "search", "--batch", str(path), "--json")

@@ -23,7 +23,7 @@ from typing import Any
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from rilai_desktop.errors import TranscriptError
-from rilai_desktop.memory.types import MAX_RESOURCE_CHARS
+from rilai_desktop.memory.types import MAX_RESOURCE_CHARS, Turn
 
 MAX_TURN_CHARS = 100_000
 """The longest turn text a transcript may hold."""
@@ -255,3 +255,29 @@ def load_transcript(path: Path | str) -> Transcript:
 def sessions_in_date_order(transcript: Transcript) -> list[TranscriptSession]:
     """The sessions oldest first; sessions with the same date keep their file order."""
     return sorted(transcript.sessions, key=lambda s: s.date)
+
+
+def session_batches(
+    transcript: Transcript, sessions: Sequence[TranscriptSession] | None = None
+) -> list[tuple[list[Turn], dict[str, Any]]]:
+    """What ``MemoryManager.ingest_sessions`` takes: each session (oldest first, or the
+    ``sessions`` given) as its turns, dated and marked user or not, and its metadata."""
+    from rilai_desktop.memory.conversation import is_user_speaker
+
+    chosen = sessions_in_date_order(transcript) if sessions is None else sessions
+    return [
+        (
+            [
+                Turn(
+                    id=t.id,
+                    speaker=t.speaker,
+                    text=t.text,
+                    at=s.date,
+                    is_user=is_user_speaker(t.speaker),
+                )
+                for t in s.turns
+            ],
+            {"title": transcript.title, "session_id": s.id, "date": s.date.isoformat()},
+        )
+        for s in chosen
+    ]

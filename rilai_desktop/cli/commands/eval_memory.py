@@ -24,7 +24,7 @@ from rilai_desktop.cli.commands._context import Context
 from rilai_desktop.cli.commands.output import emit_json, table
 from rilai_desktop.cli.evaluation.memory_eval import KS, evaluate, load_benchmark
 from rilai_desktop.errors import MemoryInputError
-from rilai_desktop.memory.transcript import Transcript, sessions_in_date_order
+from rilai_desktop.memory.transcript import Transcript, session_batches
 
 MODES = ("rag", "hybrid")
 
@@ -58,25 +58,7 @@ class _ScratchSearcher:
         self.mode = mode
 
     def ingest(self, transcript: Transcript) -> float:
-        from rilai_desktop.memory.conversation import is_user_speaker
-        from rilai_desktop.memory.types import Turn
-
-        batch = [
-            (
-                [
-                    Turn(
-                        id=t.id,
-                        speaker=t.speaker,
-                        text=t.text,
-                        at=s.date,
-                        is_user=is_user_speaker(t.speaker),
-                    )
-                    for t in s.turns
-                ],
-                {"title": transcript.title, "session_id": s.id, "date": s.date.isoformat()},
-            )
-            for s in sessions_in_date_order(transcript)
-        ]
+        batch = session_batches(transcript)
         start = time.perf_counter()
         self.memory.ingest_sessions(batch, mode="rules")
         return time.perf_counter() - start

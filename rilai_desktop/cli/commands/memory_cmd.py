@@ -47,9 +47,11 @@ EXTRACT_MODES = ("rules", "llm", "both")
 
 
 def ingest(args: Namespace, ctx: Context) -> int:
-    from rilai_desktop.memory.conversation import is_user_speaker
-    from rilai_desktop.memory.transcript import load_transcript, sessions_in_date_order
-    from rilai_desktop.memory.types import Turn
+    from rilai_desktop.memory.transcript import (
+        load_transcript,
+        session_batches,
+        sessions_in_date_order,
+    )
 
     mode: ExtractMode = ctx.loaded.settings.memory.extract
     if args.extract is not None:
@@ -75,26 +77,7 @@ def ingest(args: Namespace, ctx: Context) -> int:
         )
     start = time.perf_counter()
     rows: list[dict[str, Any]] = []
-    batch = [
-        (
-            [
-                Turn(
-                    id=t.id,
-                    speaker=t.speaker,
-                    text=t.text,
-                    at=session.date,
-                    is_user=is_user_speaker(t.speaker),
-                )
-                for t in session.turns
-            ],
-            {
-                "title": transcript.title,
-                "session_id": session.id,
-                "date": session.date.isoformat(),
-            },
-        )
-        for session in sessions
-    ]
+    batch = session_batches(transcript, sessions)
     # one call: every session is extracted, then all drafts are embedded in one pass
     results = manager.ingest_sessions(batch, mode=mode)
     for session, (turns, _meta), result in zip(sessions, batch, results, strict=True):

@@ -33,7 +33,7 @@ from rilai_desktop.daemon.ports import AffectSnapshot
 from rilai_desktop.daemon.service import LiveStateBusy
 from rilai_desktop.store import EventLog
 from rilai_desktop.turn.runner import TurnRunner
-from rilai_desktop.turn.session import modulator_values, stance_values
+from rilai_desktop.turn.session import current_affect
 
 log = logging.getLogger(__name__)
 TURN_WINDOW_S = 300.0  # an open turn older than this belongs to a process that died
@@ -76,10 +76,6 @@ class LogEventSink:
         return self.log.append(session_id, turn_id, kind, payload, ts_wall=ts)
 
 
-_STANCE_KINDS = [EventKind.STANCE_UPDATED, EventKind.MODULATORS_DECAYED]
-_MODULATOR_KINDS = [EventKind.MODULATORS_UPDATED, EventKind.MODULATORS_DECAYED]
-
-
 class LogLiveState:
     """LiveState as a projection of the event log (headless daemon)."""
 
@@ -94,13 +90,16 @@ class LogLiveState:
     def snapshot(self) -> AffectSnapshot:
         """The newest stance and modulators in the log; ``updated_at`` is the later of the
         two events' wall times (never decay past a change), ``now`` when there are none."""
-        stance_ev = self.log.events(kind=_STANCE_KINDS, limit=1, newest_first=True)
-        mods_ev = self.log.events(kind=_MODULATOR_KINDS, limit=1, newest_first=True)
-        stance = stance_values(stance_ev[0]) if stance_ev else {}
-        mods = modulator_values(mods_ev[0]) if mods_ev else {}
-        times = [e[0].ts_wall.astimezone(UTC) for e in (stance_ev, mods_ev) if e]
+        affect = current_affect(self.log)
+        times = [
+            e.ts_wall.astimezone(UTC)
+            for e in (affect.stance_event, affect.modulator_event)
+            if e is not None
+        ]
         updated_at = max(times) if times else self.clock.now()
-        return AffectSnapshot(stance=stance, modulators=mods, updated_at=updated_at)
+        return AffectSnapshot(
+            stance=affect.stance, modulators=affect.modulators, updated_at=updated_at
+        )
 
     def apply_decay(
         self, stance: Mapping[str, float], modulators: Mapping[str, float], at: datetime

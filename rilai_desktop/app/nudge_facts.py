@@ -1,7 +1,7 @@
 """The nudge engine's facts, read from the REAL event log and memory's goals.
 
-``LogFacts(event_log, goals, clock)`` implements ``daemon.ports.FactsSource``. It lives at
-the top level (beside ``app.py``) because it opens the store's and memory's types, which
+``LogFacts(event_log, goals, clock)`` implements ``daemon.ports.FactsSource``. It lives in
+the composition root (``app/``) because it opens the store's and memory's types, which
 the daemon itself may not import. What it reads, and from which events:
 
 - last user message: the newest TURN_STARTED (its ``ts_wall``);
@@ -10,8 +10,9 @@ the daemon itself may not import. What it reads, and from which events:
   aborted on its next open), or the app's own ``turn_running`` callable says so;
 - the session (a sitting): the run of TURN_STARTED in that session with no gap over
   :data:`SESSION_GAP`, since the shell resumes one session for days;
-- stance/modulators: per dimension, the newest of STANCE_UPDATED / MODULATORS_UPDATED
-  (``current``) and MODULATORS_DECAYED (``after``), defaults where none says;
+- stance/modulators: the one projection the turn and the headless daemon use
+  (``turn.session.current_affect``: per dimension, the newest of STANCE_UPDATED /
+  MODULATORS_UPDATED ``current`` and MODULATORS_DECAYED ``after``), defaults where none says;
 - strain at the last message: the newest STANCE_UPDATED's strain and the last message's
   vulnerability sensor (SENSORS_FAST_UPDATED), combined by ``signals.message_strain``;
 - rupture unresolved: the last message's rupture sensor at or above its threshold, or
@@ -31,7 +32,6 @@ from typing import TYPE_CHECKING, Any, Final
 
 from rilai_desktop.contracts import EngineEvent, EventKind
 from rilai_desktop.contracts.clock import Clock
-from rilai_desktop.contracts.workspace import MODULATOR_NAMES, STANCE_DIMENSIONS
 from rilai_desktop.daemon.decay import (
     MODULATOR_BASELINES,
     MODULATOR_BOUNDS,
@@ -43,6 +43,7 @@ from rilai_desktop.daemon.nudges.signals import message_strain, ruptured
 from rilai_desktop.daemon.ports import NudgeFacts, ThreadFact
 from rilai_desktop.errors import RilaiError
 from rilai_desktop.store import EventLog
+from rilai_desktop.turn.session import current_affect
 
 if TYPE_CHECKING:
     from rilai_desktop.memory.relationship import RelationshipMemory, UserGoal
@@ -54,7 +55,6 @@ TURN_STALE: Final = timedelta(minutes=15)
 SESSION_GAP: Final = timedelta(minutes=30)
 """A pause longer than this ends a sitting (matches conditions.SESSION_ACTIVE)."""
 SESSION_SCAN: Final = 500
-AFFECT_SCAN: Final = 50
 
 GoalsSource = Callable[[], Iterable[ThreadFact]]
 
@@ -172,32 +172,10 @@ class LogFacts:
 
     # ── the affect ─────────────────────────────────────────────────────────
     def _affect(self) -> tuple[dict[str, float], dict[str, float]]:
-        stance: dict[str, float] = {}
-        modulators: dict[str, float] = {}
-        events = self.log.events(
-            kind=[
-                EventKind.STANCE_UPDATED,
-                EventKind.MODULATORS_UPDATED,
-                EventKind.MODULATORS_DECAYED,
-            ],
-            limit=AFFECT_SCAN,
-            newest_first=True,
-        )
-        for event in events:  # newest first: a dimension keeps the first value found
-            p = event.payload
-            if event.kind is EventKind.STANCE_UPDATED:
-                found_s, found_m = _floats(p.get("current"), STANCE_DIMENSIONS), {}
-            elif event.kind is EventKind.MODULATORS_UPDATED:
-                found_s, found_m = {}, _floats(p.get("current"), MODULATOR_NAMES)
-            else:
-                found_s = _floats(p.get("stance"), STANCE_DIMENSIONS, "after")
-                found_m = _floats(p.get("modulators"), MODULATOR_NAMES, "after")
-            for name, value in found_s.items():
-                stance.setdefault(name, value)
-            for name, value in found_m.items():
-                modulators.setdefault(name, value)
-            if len(stance) == len(STANCE_DIMENSIONS) and len(modulators) == len(MODULATOR_NAMES):
-                break
+        """The one projection the turn and the headless daemon use (``current_affect``),
+        with the baselines for dimensions it leaves out."""
+        affect = current_affect(self.log)
+        stance, modulators = affect.stance, affect.modulators
         return (
             clean(stance, STANCE_BASELINES, STANCE_BOUNDS),
             clean(modulators, MODULATOR_BASELINES, MODULATOR_BOUNDS),

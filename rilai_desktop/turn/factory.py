@@ -1,5 +1,5 @@
-"""Wires the turn's stages from ports. The composition root (``app.py``) passes the real
-event log, model router and memory bridge; tests pass a temporary EventLog, ScriptedLLMs
+"""Wires the turn's stages from ports. The composition root (``app/build.py``) passes the
+real event log, model router and memory bridge; tests pass a temporary EventLog, ScriptedLLMs
 (``llm.fake.RoleModels``) and ``fakes.InMemoryTurnMemory``.
 """
 

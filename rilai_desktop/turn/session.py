@@ -86,6 +86,47 @@ def nudge_text(event: EngineEvent) -> str | None:
     return None
 
 
+@dataclass(frozen=True)
+class CurrentAffect:
+    """The stance and modulators the log leaves behind, and the events they come from."""
+
+    stance: dict[str, float]
+    modulators: dict[str, float]
+    stance_event: EngineEvent | None
+    modulator_event: EngineEvent | None
+
+
+AFFECT_SCAN = 50  # events read back at most, newest first
+
+
+def current_affect(events: EventStore) -> CurrentAffect:
+    """THE projection of the current stance and modulators (one rule for the turn, the
+    headless daemon and the nudge engine), in any session (Rilai's state carries across
+    conversations): per dimension, the newest value that STANCE_UPDATED / MODULATORS_UPDATED
+    (``current``) or MODULATORS_DECAYED (``after``) left — a decay lists only what it
+    changed, so a dimension it left alone keeps the value of the update before it."""
+    found: list[tuple[dict[str, float], EngineEvent | None, tuple[str, ...], list[EventKind]]] = [
+        ({}, None, STANCE_DIMENSIONS, _STANCE_SOURCES),
+        ({}, None, MODULATOR_NAMES, _MODULATOR_SOURCES),
+    ]
+    for n, (values, _first, names, kinds) in enumerate(found):
+        newest: EngineEvent | None = None
+        for event in events.events(kind=kinds, limit=AFFECT_SCAN, newest_first=True):
+            read = stance_values(event) if n == 0 else modulator_values(event)
+            newest = newest or event
+            for name, value in read.items():
+                values.setdefault(name, value)
+            if len(values) == len(names):
+                break
+        found[n] = (values, newest, names, kinds)
+    return CurrentAffect(
+        stance=found[0][0],
+        modulators=found[1][0],
+        stance_event=found[0][1],
+        modulator_event=found[1][1],
+    )
+
+
 def stance_values(event: EngineEvent) -> dict[str, float]:
     """The stance an event leaves behind: STANCE_UPDATED ``current`` or MODULATORS_DECAYED
     ``stance.*.after`` (numbers only; anything odd is left out)."""
@@ -134,13 +175,11 @@ def restore(events: EventStore, session_id: str) -> SessionState:
         ],
     ):
         _apply_conversation(state, started, event)
-    for kinds, apply in (
-        (_STANCE_SOURCES, _apply_stance),
-        (_MODULATOR_SOURCES, _apply_modulators),
-    ):
-        last = events.events(kind=kinds, limit=1, newest_first=True)
-        if last:
-            apply(state, last[0])
+    affect = current_affect(events)
+    if affect.stance_event is not None:
+        _apply_stance(state, affect.stance_event, affect.stance)
+    if affect.modulator_event is not None:
+        _apply_modulators(state, affect.modulator_event, affect.modulators)
     state.careful_left = careful_left(events)
     for event in events.events(kind=EventKind.AGENT_STARTED, limit=400, newest_first=True):
         agent = event.payload.get("agent_id")
@@ -181,8 +220,7 @@ def _wall(event: EngineEvent) -> datetime:
     return event.ts_wall.astimezone(UTC)
 
 
-def _apply_stance(state: SessionState, event: EngineEvent) -> None:
-    values = stance_values(event)
+def _apply_stance(state: SessionState, event: EngineEvent, values: dict[str, float]) -> None:
     turn_id = event.turn_id if event.kind is EventKind.STANCE_UPDATED else state.stance.turn_id
     with contextlib.suppress(ValueError):  # out of range (an older version): keep defaults
         state.stance = StanceVector(
@@ -190,7 +228,6 @@ def _apply_stance(state: SessionState, event: EngineEvent) -> None:
         )
 
 
-def _apply_modulators(state: SessionState, event: EngineEvent) -> None:
-    values = modulator_values(event)
+def _apply_modulators(state: SessionState, event: EngineEvent, values: dict[str, float]) -> None:
     with contextlib.suppress(ValueError):
         state.modulators = GlobalModulators(**values, last_update=_wall(event))

@@ -8,7 +8,8 @@
 - ``subscribe(callback)`` receives every event the log stores — turns, daemon ticks, nudges,
   memory changes — from one bus fed by the log itself;
 - ``memory``, ``nudges``, ``settings``: the facades clients need (``facades.py``);
-- ``start_daemon()`` runs the daemon over this engine's conversation;
+- ``start_daemon()`` runs the daemon over this engine's conversation; its ticks run on
+  the same worker as the turns (maintenance keeps its own thread and defers to a turn);
 - ``close()`` stops the daemon, finishes the queued work, waits for the between-turns
   warm-up, closes memory, models and the log: no thread of the engine is left running.
 
@@ -218,7 +219,11 @@ class Engine:
             memory=(lambda: memory) if memory is not None else None,
         )
         if schedule:
-            scheduler = DaemonScheduler(daemon, self._parts.core.paths.data_dir / STORE_FILENAME)
+            scheduler = DaemonScheduler(
+                daemon,
+                self._parts.core.paths.data_dir / STORE_FILENAME,
+                run_tick=self._worker.call,  # a tick never interleaves with a turn
+            )
             try:
                 scheduler.start()
             except BaseException:

@@ -28,6 +28,7 @@ import contextlib
 import logging
 import os
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -51,7 +52,9 @@ TICK_JOB = "rilai.daemon.tick"
 MAINTENANCE_JOB = "rilai.daemon.maintenance"
 JOB_DEFAULTS: dict[str, Any] = {"coalesce": True, "max_instances": 1, "misfire_grace_time": None}
 
-_REGISTRY: dict[str, Daemon] = {}
+# the live daemons by store, each with what runs its tick (its owner's writer thread)
+TickRunner = Callable[[Callable[[], object]], object]
+_REGISTRY: dict[str, tuple[Daemon, TickRunner]] = {}
 _REGISTRY_LOCK = threading.Lock()
 
 
@@ -68,26 +71,35 @@ class _Scheduler(BackgroundScheduler):  # type: ignore[misc]
         return result
 
 
-def _lookup(key: str) -> Daemon | None:
+def _lookup(key: str) -> tuple[Daemon, TickRunner] | None:
     with _REGISTRY_LOCK:
-        daemon = _REGISTRY.get(key)
-    if daemon is None:
+        entry = _REGISTRY.get(key)
+    if entry is None:
         log.warning("no live daemon for %s: job skipped", key)
-    return daemon
+    return entry
 
 
 def tick_job(key: str) -> None:
-    """The stored tick job: a module-level function, so the job store can pickle it."""
-    daemon = _lookup(key)
-    if daemon is not None:
-        daemon.tick()
+    """The stored tick job: a module-level function, so the job store can pickle it. The
+    tick runs through its daemon's tick runner (the Engine's one writer thread, so a tick
+    never interleaves with a turn; headless, in place)."""
+    entry = _lookup(key)
+    if entry is not None:
+        daemon, run = entry
+        run(daemon.tick)
 
 
 def maintenance_job(key: str) -> None:
-    """The stored maintenance job (see :func:`tick_job`)."""
-    daemon = _lookup(key)
-    if daemon is not None:
-        daemon.maintenance_pass()
+    """The stored maintenance job (see :func:`tick_job`). Maintenance keeps its own thread:
+    it can take minutes (consolidation is a model call) and defers itself while a turn runs,
+    so a message is never queued behind it."""
+    entry = _lookup(key)
+    if entry is not None:
+        entry[0].maintenance_pass()
+
+
+def _in_place(fn: Callable[[], object]) -> object:
+    return fn()
 
 
 @dataclass(frozen=True)
@@ -182,9 +194,13 @@ class DaemonScheduler:
         *,
         tick_seconds: float | None = None,
         maintenance_hours: float | None = None,
+        run_tick: TickRunner | None = None,
     ) -> None:
+        """``run_tick`` runs each tick (the Engine passes its worker's ``call``, so ticks
+        and turns are serialised); default: on the scheduler's thread."""
         settings = daemon.settings.daemon
         self.daemon = daemon
+        self._run_tick: TickRunner = run_tick or _in_place
         self.db_path = Path(db_path)
         self.tick_seconds = float(tick_seconds or settings.tick_seconds)
         self.maintenance_hours = float(maintenance_hours or settings.maintenance_hours)
@@ -219,7 +235,7 @@ class DaemonScheduler:
                 ],
             )
         with _REGISTRY_LOCK:
-            _REGISTRY[self.key] = self.daemon
+            _REGISTRY[self.key] = (self.daemon, self._run_tick)
         try:
             self._scheduler = self._open()
             now = datetime.now(UTC)
@@ -317,7 +333,7 @@ class DaemonScheduler:
             with contextlib.suppress(Exception):
                 scheduler.shutdown(wait=wait)
         with _REGISTRY_LOCK:
-            if _REGISTRY.get(self.key) is self.daemon:
+            if (entry := _REGISTRY.get(self.key)) is not None and entry[0] is self.daemon:
                 del _REGISTRY[self.key]
         self._lock.release()
 

@@ -266,3 +266,22 @@ def test_the_memory_facade_browses_what_a_turn_kept(engine: Engine) -> None:
     assert engine.memory.browse.count_items() == len(rows)
     engine.memory.forget(item.item_id)
     assert item.item_id not in {r.item_id for r in engine.memory.browse.items()}
+
+
+def test_the_daemons_ticks_run_on_the_engines_worker(engine: Engine) -> None:
+    from rilai_desktop.daemon.jobs import tick_job
+
+    threads: list[str] = []
+    engine.subscribe(
+        lambda e: (
+            threads.append(threading.current_thread().name)
+            if e.kind is EventKind.DAEMON_TICK
+            else None
+        )
+    )
+    engine.start_daemon(RecordingDelivery(), schedule=True)
+    threads.clear()  # the first tick at start may already have run
+    scheduler = engine._scheduler
+    assert scheduler is not None
+    tick_job(scheduler.key)  # what APScheduler calls on its own thread
+    assert threads and set(threads) == {"rilai-engine"}  # with the turns, not beside them

@@ -1,24 +1,24 @@
 """The composition root: the one place that picks the real adapters and wires them.
 
-It builds the event log (``build_core``), the model router, memory, the fast sensors, the
-turn runner over them (``build_engine_parts``, ``open_engine``) and the daemon
-(``build_daemon``). Everything else takes what it needs as arguments.
+It builds the model router, memory, the fast sensors, the turn runner over them
+(``build_engine_parts``, which ``engine.open_engine`` wraps) and the daemon
+(``build_daemon``), over the core (``core.build_core``: paths, settings, the event log).
+Everything else takes what it needs as arguments.
 """
 
 from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from rilai_desktop.app.core import Core, build_core
 from rilai_desktop.app.engine_parts import EngineParts
 from rilai_desktop.config import Settings
 
 if TYPE_CHECKING:
     from rilai_desktop.app.daemon_state import LogEventSink
-    from rilai_desktop.app.engine import Engine
     from rilai_desktop.contracts.clock import Clock
     from rilai_desktop.daemon.ports import Delivery, LiveState, NudgeRunner
     from rilai_desktop.daemon.service import Daemon
@@ -30,25 +30,8 @@ from rilai_desktop.contracts import EventKind
 from rilai_desktop.contracts.llm import LLM
 from rilai_desktop.llm.manifest import ModelEntry, load_manifest
 from rilai_desktop.llm.router import ModelRouter
-from rilai_desktop.paths import Paths, ensure_private_dir
-from rilai_desktop.store import EventLog
+from rilai_desktop.paths import Paths
 from rilai_desktop.turn.prompts import Prompts
-
-
-@dataclass
-class Core:
-    paths: Paths
-    settings: Settings
-    event_log: EventLog
-
-    def close(self) -> None:
-        self.event_log.close()
-
-
-def build_core(paths: Paths, settings: Settings) -> Core:
-    """Create the data directory (0700) and open the event log in it."""
-    ensure_private_dir(paths.data_dir)
-    return Core(paths=paths, settings=settings, event_log=EventLog(paths.db_path))
 
 
 def build_router(
@@ -235,13 +218,6 @@ def build_engine_parts(core: Core, *, session_id: str | None = None) -> EnginePa
         sensors=build_sensors(memory.embedder),
     )
     return EngineParts(core, router, memory, runner)
-
-
-def open_engine(core: Core, *, session_id: str | None = None) -> Engine:
-    """The real Engine over ``core`` (loads the models' router and MiniLM: seconds)."""
-    from rilai_desktop.app.engine import Engine
-
-    return Engine(build_engine_parts(core, session_id=session_id))
 
 
 class FreshCompanions:

@@ -13,7 +13,7 @@
 - ``close()`` stops the daemon, finishes the queued work, waits for the between-turns
   warm-up, closes memory, models and the log: no thread of the engine is left running.
 
-``app.build.open_engine`` builds the real one; tests hand the constructor fakes.
+``open_engine(core)`` builds the real one; tests hand the constructor fakes.
 """
 
 from __future__ import annotations
@@ -33,6 +33,7 @@ from rilai_desktop.turn.result import TurnResult
 from rilai_desktop.turn.runner import TurnCancelled, TurnRunner, Update
 
 if TYPE_CHECKING:
+    from rilai_desktop.app.core import Core
     from rilai_desktop.contracts.clock import Clock
     from rilai_desktop.daemon.jobs import DaemonScheduler
     from rilai_desktop.daemon.ports import Delivery
@@ -41,7 +42,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-__all__ = ["Engine", "EngineParts", "TurnCancelled", "TurnHandle"]
+__all__ = ["Engine", "EngineParts", "TurnCancelled", "TurnHandle", "open_engine"]
 
 
 _END = object()
@@ -284,3 +285,10 @@ class Engine:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def open_engine(core: Core, *, session_id: str | None = None) -> Engine:
+    """The real Engine over ``core`` (loads the models' router and MiniLM: seconds)."""
+    from rilai_desktop.app.build import build_engine_parts
+
+    return Engine(build_engine_parts(core, session_id=session_id))

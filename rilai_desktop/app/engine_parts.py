@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
-    from rilai_desktop.app.build import Core
+    from rilai_desktop.app.core import Core
     from rilai_desktop.memory.manager import MemoryManager
     from rilai_desktop.turn.runner import TurnRunner
 

@@ -11,7 +11,8 @@ from typing import Any
 
 import pytest
 
-from rilai_desktop.app.build import build_core, build_memory
+from rilai_desktop.app.build import build_memory
+from rilai_desktop.app.core import build_core
 from rilai_desktop.app.engine import Engine, EngineParts, TurnCancelled
 from rilai_desktop.app.memory_bridge import MemoryBridge
 from rilai_desktop.config import load_settings

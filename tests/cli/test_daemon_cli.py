@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from rilai_desktop.app.build import build_core
+from rilai_desktop.app.core import build_core
 from rilai_desktop.app.daemon_state import LogEventSink, LogLiveState
 from rilai_desktop.app.engine import Engine, EngineParts
 from rilai_desktop.cli.commands import shell_cmd

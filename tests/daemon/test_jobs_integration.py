@@ -14,7 +14,8 @@ from typing import Any
 
 import pytest
 
-from rilai_desktop.app.build import Core, build_core, build_daemon
+from rilai_desktop.app.build import build_daemon
+from rilai_desktop.app.core import Core, build_core
 from rilai_desktop.config import Settings
 from rilai_desktop.contracts import EngineEvent, EventKind
 from rilai_desktop.daemon.delivery import RecordingDelivery

@@ -23,7 +23,8 @@ GUIDE = (
 def test_an_engine_turn_journals_keeps_its_artefacts_and_reads_a_knowledge_base(
     real_models: Path,
 ) -> None:
-    from rilai_desktop.app.build import build_core, open_engine
+    from rilai_desktop.app.core import build_core
+    from rilai_desktop.app.engine import open_engine
     from rilai_desktop.config import load_settings
     from rilai_desktop.paths import resolve_paths
 

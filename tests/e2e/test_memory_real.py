@@ -98,7 +98,8 @@ def test_llm_extraction_and_consolidation_on_the_medium_model(real_models: Path)
     """The composition root's memory with the real medium model for extraction/consolidation."""
     from datetime import datetime
 
-    from rilai_desktop.app.build import build_core, build_memory
+    from rilai_desktop.app.build import build_memory
+    from rilai_desktop.app.core import build_core
     from rilai_desktop.config import load_settings
     from rilai_desktop.memory.conversation import is_user_speaker
     from rilai_desktop.memory.types import Turn

@@ -61,7 +61,8 @@ OTHERS = [
 
 
 def test_turn_forty_remembers_turn_five(real_models: Path) -> None:
-    from rilai_desktop.app.build import build_core, open_engine
+    from rilai_desktop.app.core import build_core
+    from rilai_desktop.app.engine import open_engine
     from rilai_desktop.app.memory_bridge import MemoryBridge
     from rilai_desktop.config import load_settings
     from rilai_desktop.paths import resolve_paths

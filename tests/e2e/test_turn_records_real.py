@@ -38,7 +38,8 @@ def test_the_hard_cases_are_found_and_beat_bm25(run: Run, real_models: Path) -> 
 def test_the_notes_say_who_said_it_and_when(real_models: Path) -> None:
     from datetime import UTC, datetime
 
-    from rilai_desktop.app.build import build_core, build_memory
+    from rilai_desktop.app.build import build_memory
+    from rilai_desktop.app.core import build_core
     from rilai_desktop.app.memory_bridge import MemoryBridge
     from rilai_desktop.config import load_settings
     from rilai_desktop.contracts.clock import FakeClock

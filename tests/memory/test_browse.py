@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from rilai_desktop.app.build import Core, build_core, build_memory
+from rilai_desktop.app.build import build_memory
+from rilai_desktop.app.core import Core, build_core
 from rilai_desktop.config import load_settings
 from rilai_desktop.errors import MemoryInputError
 from rilai_desktop.memory.browse import MemoryBrowser

@@ -91,7 +91,8 @@ class BareVoice:
 
 
 def run(args: Namespace, ctx: Context) -> int:
-    from rilai_desktop.app.build import build_core, open_engine
+    from rilai_desktop.app.core import build_core
+    from rilai_desktop.app.engine import open_engine
 
     count = max(1, min(int(getattr(args, "messages", 20) or 20), len(MESSAGES)))
     with tempfile.TemporaryDirectory(prefix="rilai-bench-turn-") as tmp:

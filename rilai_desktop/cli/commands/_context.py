@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from rilai_desktop.app.build import Core, build_core
+from rilai_desktop.app.core import Core, build_core
 from rilai_desktop.config import LoadedSettings, Settings, load_settings
 from rilai_desktop.paths import Paths, resolve_paths
 from rilai_desktop.store import EventLog

@@ -37,7 +37,8 @@ class _ScratchSearcher:
     """A fresh memory in its own folder, sharing one loaded embedder across files."""
 
     def __init__(self, ctx: Context, root: Path, number: int, mode: str, shared: dict[str, Any]):
-        from rilai_desktop.app.build import build_core, build_memory
+        from rilai_desktop.app.build import build_memory
+        from rilai_desktop.app.core import build_core
 
         home = root / f"memory-{number:02d}"
         paths = dataclasses.replace(

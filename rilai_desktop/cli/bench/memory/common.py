@@ -11,7 +11,8 @@ from typing import Any
 
 import numpy as np
 
-from rilai_desktop.app.build import Core, build_core, build_memory
+from rilai_desktop.app.build import build_memory
+from rilai_desktop.app.core import Core, build_core
 from rilai_desktop.config import Settings
 from rilai_desktop.memory.embedding import EmbeddingService, HashEmbedder
 from rilai_desktop.memory.manager import MemoryManager

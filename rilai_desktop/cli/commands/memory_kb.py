@@ -12,7 +12,7 @@ from rilai_desktop.cli.commands._context import Context
 from rilai_desktop.cli.commands.memory_checks import check_range, clip, warn
 from rilai_desktop.cli.commands.output import emit_json, table
 from rilai_desktop.errors import MemoryInputError
-from rilai_desktop.jsonl import object_lines
+from rilai_desktop.jsonl import object_lines, read_text
 
 KB_LIMIT_MAX = 100
 
@@ -83,14 +83,7 @@ def _read_points(path: Path) -> tuple[dict[str, str], list[tuple[int, dict[str, 
             ],
         )
 
-    try:
-        text = path.read_bytes().decode("utf-8-sig")
-    except FileNotFoundError:
-        raise MemoryInputError(f"{path}: no such file") from None
-    except UnicodeDecodeError:
-        raise MemoryInputError(f"{path}: not UTF-8 text") from None
-    except OSError as exc:
-        raise MemoryInputError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    text = read_text(path, MemoryInputError, bad)
     texts: dict[str, str] = {}
     vectors: list[tuple[int, dict[str, Any]]] = []
     for line_no, obj in object_lines(text, bad):

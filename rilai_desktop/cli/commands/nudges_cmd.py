@@ -43,6 +43,7 @@ from rilai_desktop.daemon.nudges.quiet_hours import local
 from rilai_desktop.daemon.nudges.scenario import parse_scenario
 from rilai_desktop.daemon.nudges.simulate import MAX_HOURS, SimResult, simulate
 from rilai_desktop.daemon.ports import Nudge, own_session
+from rilai_desktop.jsonl import read_text
 from rilai_desktop.paths import ensure_private_dir
 from rilai_desktop.turn.sensors import FastSensors
 
@@ -277,16 +278,13 @@ def _scenario(path_text: str | None) -> tuple[str, str]:
     if path_text is None:
         return DEFAULT_DAY, "the built-in day"
     path = Path(path_text)
-    try:
-        return path.read_text(encoding="utf-8-sig"), str(path)
-    except FileNotFoundError:
-        raise NudgeInputError(f"{path}: no such scenario file") from None
-    except IsADirectoryError:
-        raise NudgeInputError(f"{path}: is a directory, not a scenario file") from None
-    except UnicodeDecodeError as exc:
-        raise NudgeInputError(f"{path}: not UTF-8 text (byte {exc.start})") from None
-    except OSError as exc:
-        raise NudgeInputError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    text = read_text(
+        path,
+        NudgeInputError,
+        lambda line, problem: NudgeInputError(f"{path} line {line}: {problem}"),
+        what="scenario",
+    )
+    return text, str(path)
 
 
 def _print_sim(result: SimResult, source: str) -> None:

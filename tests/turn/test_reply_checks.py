@@ -520,6 +520,16 @@ DANA = "hi, I'm Dana. I just moved to Lisbon for a new job and I don't know anyo
         ("I just moved to Lisbon too, for a new job.", [DANA]),
         ("My new job in Lisbon is great, thanks for asking.", [DANA]),
         ("I had a baby last week and I am so tired.", ["We had a baby last week!"]),
+        # the real 1.5B voice, asked "you remember what i do for work right?" (twice)
+        ("Yes, I remember working as a nurse.", ["I work night shifts as a nurse."]),
+        (
+            "I remember working night shifts as a nurse at a children's hospital. I had to be "
+            "very alert and focused to take care of the children and their parents.",
+            [
+                "I work night shifts as a nurse at a children's hospital. Just finished a 12 "
+                "hour shift and I'm wiped."
+            ],
+        ),
     ],
 )
 def test_a_reply_that_speaks_as_the_person_is_an_identity_slip(reply: str, said: list[str]) -> None:
@@ -533,6 +543,7 @@ def test_a_reply_that_speaks_as_the_person_is_an_identity_slip(reply: str, said:
     [
         "I'm glad you moved to Lisbon! A new job and a new city at once is a lot.",
         "Yes, I remember: you moved to Lisbon for a new job.",
+        "I remember you moving to Lisbon for a new job.",
         "I know moving to Lisbon for a job can feel lonely at first.",
         "I hear that evenings are the hard part.",
         "Congratulations on your baby! How are you all doing?",

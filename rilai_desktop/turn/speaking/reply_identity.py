@@ -6,7 +6,8 @@ told back in Rilai's first person. Blind judges found it in the replies of both 
 tiers. The check is deterministic: a first-person clause of the reply ("I …", "my …")
 that takes the same verb or noun the person used after their own "I"/"my" and shares at
 least one more content word with that clause is a slip; so is one that shares three of
-their content words under another verb ("I was studying the history of azulejo tiles").
+their content words under another verb ("I was studying the history of azulejo tiles"),
+or that Rilai says it remembers doing ("I remember working night shifts as a nurse").
 Second person ends a clause ("I'm glad you moved to Lisbon" is about them, and fine), so
 are sentence ends and commas.
 """
@@ -55,6 +56,8 @@ _NO_SLIP_LEADS: Final[frozenset[str]] = frozenset(
      "love", "like", "get", "here", "would", "could", "will", "might", "may", "talked",
      "spoke", "said"}
 )  # fmt: skip
+# "I remember working nights as a nurse": remembering a doing is a past of one's own
+_REMEMBERING: Final[frozenset[str]] = frozenset({"remember", "recall", "miss", "loved"})
 
 
 def _clauses(text: str, window: int = CLAUSE_WORDS) -> Iterable[list[str]]:
@@ -77,6 +80,14 @@ def _content(words: Sequence[str]) -> list[str]:
     return [w for w in words if w not in _STOP and len(w) > 1]
 
 
+def _stem(word: str) -> str:
+    """A rough stem for matching a remembered doing with their verb: working -> work."""
+    for suffix in ("ing", "ed", "s"):
+        if word.endswith(suffix) and len(word) > len(suffix) + 2:
+            return word[: -len(suffix)]
+    return word
+
+
 def identity_slips(reply: str, theirs: Sequence[str]) -> list[str]:
     """The reply's first-person clauses that tell the person's own statements back as
     Rilai's (each as the reply's words, for a finding's detail); [] when there is none."""
@@ -88,6 +99,9 @@ def identity_slips(reply: str, theirs: Sequence[str]) -> list[str]:
     for clause in _clauses(reply, LONG_CLAUSE):
         while clause and clause[0] in _ADVERBS:
             clause = clause[1:]
+        remembered = len(clause) > 1 and clause[0] in _REMEMBERING and clause[1].endswith("ing")
+        if remembered:
+            clause = clause[1:]  # what Rilai says it remembers doing is told as its own
         words = _content(clause)
         if not words or clause[0] in _NO_SLIP_LEADS:
             continue
@@ -95,6 +109,10 @@ def identity_slips(reply: str, theirs: Sequence[str]) -> list[str]:
         near = set(_content(clause[:CLAUSE_WORDS]))
         for theirs_words in their_clauses:
             shared = len(set(words) & theirs_words)
+            if remembered and (shared or _stem(lead) in {_stem(w) for w in theirs_words}):
+                # "I remember working as a nurse" for "I work night shifts as a nurse"
+                slips.append(" ".join(clause[:CLAUSE_WORDS]))
+                break
             # the same verb and one more word nearby, or three of their words under another
             # verb ("I was looking into the history of azulejo tiles" for "researching")
             if lead in theirs_words and len(near & theirs_words) >= MIN_SHARED:

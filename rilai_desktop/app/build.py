@@ -220,11 +220,12 @@ def build_engine_parts(core: Core, *, session_id: str | None = None) -> EnginePa
     return EngineParts(core, router, memory, runner)
 
 
-class FreshCompanions:
-    """Companions that share one set of loaded models (router, MiniLM) but each start from
-    an empty data folder of their own under ``root``: a new event log, session, memory and
-    stance per conversation (`rilai eval replies`). ``open()`` gives one; ``release(c)``
-    closes its data (never the shared models); ``close()`` unloads the models."""
+class FreshConversations:
+    """Engine parts for one conversation each, sharing one set of loaded models (router,
+    MiniLM) but each starting from an empty data folder of their own under ``root``: a new
+    event log, session, memory and stance per conversation (`rilai eval replies`).
+    ``open()`` gives one; ``release(parts)`` closes its data (never the shared models);
+    ``close()`` unloads the models."""
 
     def __init__(self, paths: Paths, settings: Settings, root: Path) -> None:
         from rilai_desktop.turn.model_events import ModelEventRelay
@@ -266,11 +267,11 @@ class FreshCompanions:
         )
         return EngineParts(core, self.router, memory, runner)
 
-    def release(self, companion: EngineParts) -> None:
-        companion.runner.wait_warm()
-        if companion.memory is not None:
-            companion.memory.close()
-        companion.core.close()
+    def release(self, parts: EngineParts) -> None:
+        parts.runner.wait_warm()
+        if parts.memory is not None:
+            parts.memory.close()
+        parts.core.close()
 
     def close(self) -> None:
         self.router.close()
@@ -279,7 +280,7 @@ class FreshCompanions:
 class _LazyMaintenanceTasks:
     """MaintenanceTasks that open memory only when a pass needs it (a dry run never does).
 
-    ``memory`` is a factory (the shell hands its companion's manager; `rilai daemon` the
+    ``memory`` is a factory (the Engine hands its own manager; `rilai daemon` the
     Context's, which closes it). Without one, memory is built here on first use and
     closed with the daemon.
     """

@@ -73,7 +73,7 @@ class FakeCompanion:
 
 
 class FakeCompanions:
-    """A new event log, memory and voice per conversation, as app.FreshCompanions does."""
+    """A new event log, memory and voice per conversation, as app.FreshConversations does."""
 
     def __init__(self, root: Path) -> None:
         self.root = root

@@ -71,13 +71,13 @@ def run(
 
 
 def _run_real(ctx: Context, conversations: list[Any], *, side: bool) -> list[dict[str, Any]]:
-    from rilai_desktop.app.build import FreshCompanions
+    from rilai_desktop.app.build import FreshConversations
     from rilai_desktop.cli.bench.turn import BareVoice
     from rilai_desktop.cli.evaluation.plain import LlamaPlainChat
 
     settings = ctx.loaded.settings.llm
     with tempfile.TemporaryDirectory(prefix="rilai-eval-replies-") as tmp:
-        fresh = FreshCompanions(ctx.paths, ctx.loaded.settings, Path(tmp))
+        fresh = FreshConversations(ctx.paths, ctx.loaded.settings, Path(tmp))
         try:
             plain: PlainChat | None = None
             if side:

@@ -1,7 +1,7 @@
 """`rilai eval replies`: the real turn over scripted conversations, each reply measured.
 
-For each conversation a fresh companion (its own event log, session and memory: see
-``app.FreshCompanions``) runs every user turn through the whole turn with the default
+For each conversation a fresh engine (its own event log, session and memory: see
+``app.build.FreshConversations``) runs every user turn through the whole turn with the default
 settings. Each reply is compared with the turn's label (the intent a good companion would
 choose), checked by ``turn.reply_checks.check_reply`` (leaks of what went into the voice
 prompt, loops, unfinished sentences, mood contradictions, help-desk closes, self
@@ -51,7 +51,7 @@ class HasRunner(Protocol):
 
 
 class Companions(Protocol):
-    """A fresh companion per conversation (``app.FreshCompanions``, or fakes in tests)."""
+    """A fresh companion per conversation (``app.FreshConversations``, or fakes in tests)."""
 
     def open(self) -> HasRunner: ...
 

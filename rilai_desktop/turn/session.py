@@ -102,9 +102,10 @@ AFFECT_SCAN = 50  # events read back at most, newest first
 def current_affect(events: EventStore) -> CurrentAffect:
     """THE projection of the current stance and modulators (one rule for the turn, the
     headless daemon and the nudge engine), in any session (Rilai's state carries across
-    conversations): per dimension, the newest value that STANCE_UPDATED / MODULATORS_UPDATED
-    (``current``) or MODULATORS_DECAYED (``after``) left — a decay lists only what it
-    changed, so a dimension it left alone keeps the value of the update before it."""
+    conversations): the newest STANCE_UPDATED / MODULATORS_UPDATED ``current`` is the whole
+    state then, and each MODULATORS_DECAYED after it changes the dimensions it lists
+    (``after``) — a decay lists only what it changed, so a dimension it left alone keeps
+    the update's value (reading only the newest event lost it)."""
     found: list[tuple[dict[str, float], EngineEvent | None, tuple[str, ...], list[EventKind]]] = [
         ({}, None, STANCE_DIMENSIONS, _STANCE_SOURCES),
         ({}, None, MODULATOR_NAMES, _MODULATOR_SOURCES),
@@ -116,8 +117,8 @@ def current_affect(events: EventStore) -> CurrentAffect:
             newest = newest or event
             for name, value in read.items():
                 values.setdefault(name, value)
-            if len(values) == len(names):
-                break
+            if len(values) == len(names) or event.kind is not EventKind.MODULATORS_DECAYED:
+                break  # an update's ``current`` is the whole state; a decay lists changes
         found[n] = (values, newest, names, kinds)
     return CurrentAffect(
         stance=found[0][0],

@@ -41,11 +41,14 @@ RunWith = Callable[..., Result]
 @dataclass
 class CliSeams:
     """What a test hands the CLI: a model router factory, options for the real memory
-    (``escalation_threshold``, ``retry``), and a record of each memory's ``with_models``."""
+    (``escalation_threshold``, ``retry``), a record of each memory's ``with_models``, and
+    the window (by default a stand-in that records it was asked for: a test never blocks
+    in a Qt event loop)."""
 
     router: Callable[..., Any] | None = None
     memory_options: dict[str, Any] = field(default_factory=dict)
     memory_with_models: list[bool] = field(default_factory=list)
+    windows_opened: int = 0
 
     def builders(self) -> Builders:
         def memory(core: Any, with_models: bool, router: Callable[[], Any]) -> Any:
@@ -54,9 +57,13 @@ class CliSeams:
                 core, with_models=with_models, router_factory=router, **self.memory_options
             )
 
+        def window(ctx: Any) -> int:
+            self.windows_opened += 1
+            return 0
+
         if self.router is None:
-            return Builders(memory=memory)
-        return Builders(memory=memory, router=self.router)
+            return Builders(memory=memory, window=window)
+        return Builders(memory=memory, router=self.router, window=window)
 
 
 @pytest.fixture

@@ -51,9 +51,15 @@ _END = object()
 class TurnHandle:
     """One sent message: its updates as they happen, its cancellation, its result."""
 
-    def __init__(self, text: str, on_update: Callable[[Update], None] | None = None) -> None:
+    def __init__(
+        self,
+        text: str,
+        on_update: Callable[[Update], None] | None = None,
+        on_done: Callable[[TurnHandle], None] | None = None,
+    ) -> None:
         self.text = text
         self._on_update = on_update
+        self._on_done = on_done
         self._queue: queue.Queue[Any] = queue.Queue()
         self._cancel = threading.Event()
         self._done = threading.Event()
@@ -70,6 +76,16 @@ class TurnHandle:
         self._result, self._error = result, error
         self._done.set()
         self._queue.put(_END)
+        if self._on_done is not None:
+            try:
+                self._on_done(self)
+            except Exception:
+                log.exception("a turn's on_done callback failed")
+
+    @property
+    def error(self) -> BaseException | None:
+        """What ended the turn when it did not finish (TurnCancelled, or the failure)."""
+        return self._error
 
     # the client's side
     def updates(self, timeout: float | None = None) -> Iterator[Update]:
@@ -129,11 +145,17 @@ class Engine:
         self._closers: list[Callable[[], None]] = []
 
     # ── conversation ──────────────────────────────────────────────────────
-    def send(self, text: str, on_update: Callable[[Update], None] | None = None) -> TurnHandle:
+    def send(
+        self,
+        text: str,
+        on_update: Callable[[Update], None] | None = None,
+        on_done: Callable[[TurnHandle], None] | None = None,
+    ) -> TurnHandle:
         """Queue one turn; ``on_update`` (optional) is called on the worker thread with each
-        update, besides the handle's ``updates()`` stream."""
+        update, besides the handle's ``updates()`` stream; ``on_done`` once the turn has
+        ended (finished, cancelled or failed: ask the handle), also on the worker thread."""
         self._check_open()
-        handle = TurnHandle(text, on_update)
+        handle = TurnHandle(text, on_update, on_done)
         runner = self._parts.runner
 
         def turn() -> None:

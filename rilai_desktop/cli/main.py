@@ -23,28 +23,18 @@ def _has_display() -> bool:
     return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
 
 
-def _not_built(what: str, issue: str) -> NotBuiltYetError:
-    return NotBuiltYetError(
-        f"{what} is not built yet (it arrives with the {issue} issue).",
-        recovery_suggestions=[
-            "What works today: rilai status, rilai doctor, rilai models ..., rilai query ...,"
-            " rilai config ..., rilai memory ..., rilai chat, rilai shell, rilai synthetic,"
-            " rilai sense, rilai daemon ..., rilai nudges ..., rilai bench ..., rilai eval ...",
-        ],
-    )
-
-
 def dispatch(args: argparse.Namespace, builders: Builders | None = None) -> int:
     from rilai_desktop.cli.commands._context import Context
 
     command = args.command
     if command is None:
         command = "window" if _has_display() else "shell"
-    if command == "window":
-        raise _not_built("The desktop window", "desktop window")
-
     ctx = Context.create(parse_set(args.set), json=args.json, debug=args.debug, builders=builders)
     try:
+        if command == "window":
+            from rilai_desktop.cli.commands import window_cmd
+
+            return window_cmd.run(args, ctx)
         if command == "shell":
             from rilai_desktop.cli.commands import shell_cmd
 

@@ -286,3 +286,16 @@ def test_the_daemons_ticks_run_on_the_engines_worker(engine: Engine) -> None:
     assert scheduler is not None
     tick_job(scheduler.key)  # what APScheduler calls on its own thread
     assert threads and set(threads) == {"rilai-engine"}  # with the turns, not beside them
+
+
+def test_on_done_is_told_once_the_turn_has_ended(engine: Engine) -> None:
+    ended: list[tuple[bool, bool]] = []
+    done = threading.Event()
+
+    def on_done(handle: Any) -> None:
+        ended.append((handle.done(), handle.cancelled))
+        done.set()
+
+    engine.send("Hello.", on_done=on_done)
+    assert done.wait(60)
+    assert ended == [(True, False)]

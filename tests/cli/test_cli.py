@@ -22,7 +22,7 @@ from rilai_desktop.contracts import EventKind
 from rilai_desktop.contracts.payloads import PAYLOAD_MODELS
 from rilai_desktop.paths import Paths, resolve_paths
 from rilai_desktop.store import EventLog
-from tests.cli_runner import Result, Run, RunWith
+from tests.cli_runner import CliSeams, Result, Run, RunWith
 
 SESSION_A = "sess-a"
 SESSION_B = "sess-b"
@@ -584,21 +584,19 @@ def test_no_command_without_display_is_the_shell(run: Run) -> None:
 
 @pytest.mark.parametrize("var", ["DISPLAY", "WAYLAND_DISPLAY"])
 def test_no_command_with_display_is_the_window(
-    run: Run, monkeypatch: pytest.MonkeyPatch, var: str
+    run: Run, seams: CliSeams, monkeypatch: pytest.MonkeyPatch, var: str
 ) -> None:
     monkeypatch.setenv(var, ":0")
     result = run()
     assert result.code == 0, result
-    assert "desktop window is not built yet" in result.out
+    assert seams.windows_opened == 1
 
 
-@pytest.mark.parametrize(("command", "text"), [("window", "desktop window")])
-def test_explicit_not_built_commands(run: Run, command: str, text: str) -> None:
-    result = run(command)
-    assert result.code == 0
-    assert f"{text} is not built yet" in result.out
-    data = run(command, "--json").json()
-    assert data["error"]["code"] == "RIL-099"
+def test_rilai_window_opens_the_window(run: Run, seams: CliSeams) -> None:
+    # the desktop window was "not built yet" until issue 19; it is a command now
+    result = run("window")
+    assert result.code == 0, result
+    assert seams.windows_opened == 1
 
 
 def test_version_and_usage_errors(run: Run) -> None:

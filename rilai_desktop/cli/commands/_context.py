@@ -43,13 +43,21 @@ def _real_memory(core: Core, with_models: bool, router: Callable[[], ModelRouter
     return build_memory(core, with_models=with_models, router_factory=router)
 
 
+def _real_window(ctx: Context) -> int:
+    from rilai_desktop.cli.commands.window_cmd import open_window
+
+    return open_window(ctx)
+
+
 @dataclass(frozen=True)
 class Builders:
-    """How a command's engine, memory and model router are built (real by default)."""
+    """How a command's engine, memory, model router and window are built (real by
+    default)."""
 
     engine_parts: Callable[[Core], EngineParts] = _real_parts
     memory: Callable[[Core, bool, Callable[[], ModelRouter]], MemoryManager] = _real_memory
     router: Callable[[Paths, Settings], ModelRouter] = _real_router
+    window: Callable[[Context], int] = _real_window
 
 
 @dataclass

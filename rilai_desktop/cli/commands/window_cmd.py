@@ -1,0 +1,26 @@
+"""`rilai window` (and `rilai` with a display): the desktop app over this Context's Engine.
+
+The window (``rilai_desktop.ui``) is shown before any model is loaded; the Engine opens on a
+helper thread (``ui.app.EngineLoader``). The CLI is the layer above ui/: it hands the
+window a way to open the Engine, and ui/ never wires the engine itself.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from rilai_desktop.cli.commands._context import Context
+
+
+def run(args: argparse.Namespace, ctx: Context) -> int:
+    return ctx.builders.window(ctx)
+
+
+def open_window(ctx: Context) -> int:
+    from rilai_desktop.app.engine import Engine
+    from rilai_desktop.ui.app import run_window
+
+    def open_engine() -> Engine:
+        return ctx.engine()
+
+    return run_window(open_engine)

@@ -1,0 +1,97 @@
+"""The Engine, as the GUI thread sees it: calls that return at once and Qt signals back.
+
+The window holds one :class:`EngineBridge` and nothing else from the engine. Everything the
+Engine does runs off the GUI thread — turns, resets and memory edits on the Engine's worker,
+loading on a helper thread — and reports through signals, which Qt queues onto the GUI
+thread (the emitting thread is never the receiver's). The GUI thread never touches SQLite,
+llama.cpp or torch.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from PySide6.QtCore import QObject, Signal
+
+if TYPE_CHECKING:
+    from rilai_desktop.app.engine import Engine, TurnHandle
+
+log = logging.getLogger(__name__)
+
+
+class EngineBridge(QObject):
+    """Signals: ``update`` (each EngineEvent / VoiceDelta of the running turn), ``turn_done``
+    (the TurnResult), ``turn_cancelled`` (the turn id or 0), ``turn_failed`` (a line for the
+    person), ``logged`` (every event the log stores: daemon ticks, nudges, memory changes),
+    ``reset_done`` (the new session id), ``busy_changed``."""
+
+    update = Signal(object)
+    turn_done = Signal(object)
+    turn_cancelled = Signal(int)
+    turn_failed = Signal(str)
+    logged = Signal(object)
+    reset_done = Signal(str)
+    busy_changed = Signal(bool)
+
+    def __init__(self, engine: Engine, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.engine = engine
+        self._handle: TurnHandle | None = None
+        self._unsubscribe = engine.subscribe(self.logged.emit)
+
+    @property
+    def busy(self) -> bool:
+        return self._handle is not None and not self._handle.done()
+
+    def send(self, text: str) -> bool:
+        """Start a turn; False (nothing sent) while another one runs or for empty text."""
+        if self.busy or not text.strip():
+            return False
+        self._handle = self.engine.send(text, on_update=self.update.emit, on_done=self._ended)
+        self.busy_changed.emit(True)
+        return True
+
+    def _ended(self, handle: TurnHandle) -> None:  # on the engine's worker
+        from rilai_desktop.app.engine import TurnCancelled
+
+        error = handle.error
+        if error is None:
+            self.turn_done.emit(handle.result())
+        elif isinstance(error, TurnCancelled):
+            self.turn_cancelled.emit(error.turn_id)
+        else:
+            message = getattr(error, "message", None) or f"{type(error).__name__}: {error}"
+            log.error("the turn failed: %s", message)
+            self.turn_failed.emit(str(message))
+        self.busy_changed.emit(False)
+
+    def cancel(self) -> bool:
+        """Cancel the running turn (it ends at its next stage or reply piece)."""
+        if not self.busy or self._handle is None:
+            return False
+        self._handle.cancel()
+        return True
+
+    def reset(self) -> None:
+        """A new conversation, after any running turn; ``reset_done`` says its id."""
+        self._off_thread(self.engine.reset, self.reset_done.emit)
+
+    def _off_thread(self, work: Callable[[], Any], then: Callable[[Any], None]) -> None:
+        def run() -> None:
+            try:
+                then(work())
+            except Exception as exc:
+                log.exception("engine call failed")
+                self.turn_failed.emit(getattr(exc, "message", None) or str(exc))
+
+        threading.Thread(target=run, name="rilai-ui-call", daemon=True).start()
+
+    def close(self) -> None:
+        """Stop listening and close the Engine (waits for a running turn to end)."""
+        self._unsubscribe()
+        if self._handle is not None and not self._handle.done():
+            self._handle.cancel()
+        self.engine.close()

@@ -1,0 +1,180 @@
+"""The conversation view: one message per row, Rilai's reply streaming in as it is written.
+
+A reply streams as plain text and is re-rendered as markdown by Qt once it is complete (a
+``QLabel`` in ``MarkdownText`` format: Qt's own markdown, through ``QTextDocument``). A
+critic's rewrite replaces the reply that was streaming, it is never appended to it. The
+view follows the stream to the bottom unless the person has scrolled up to read.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QGuiApplication
+from PySide6.QtWidgets import (
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QScrollArea,
+    QSizePolicy,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+ROLE_NAMES = {"user": "You", "assistant": "Rilai", "system": "Rilai (note)", "nudge": "Rilai"}
+
+
+class MessageRow(QFrame):
+    """One message: who and when, the text, and a copy button."""
+
+    def __init__(self, role: str, text: str, when: datetime | None, *, final: bool) -> None:
+        super().__init__()
+        self.role = role
+        self.setObjectName(f"message-{role}")
+        self.setProperty("role", role)
+        self.setFrameShape(QFrame.Shape.NoFrame)
+        header = QLabel(self._header(when))
+        header.setObjectName("message-header")
+        self.body = QLabel()
+        self.body.setObjectName("message-body")
+        self.body.setWordWrap(True)
+        self.body.setTextInteractionFlags(
+            Qt.TextInteractionFlag.TextSelectableByMouse
+            | Qt.TextInteractionFlag.TextSelectableByKeyboard
+            | Qt.TextInteractionFlag.LinksAccessibleByMouse
+        )
+        self.body.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Minimum)
+        self.copy_button = QToolButton()
+        self.copy_button.setText("Copy")
+        self.copy_button.setAccessibleName(f"Copy this message from {ROLE_NAMES.get(role, role)}")
+        self.copy_button.clicked.connect(self.copy)
+        top = QHBoxLayout()
+        top.setContentsMargins(0, 0, 0, 0)
+        top.addWidget(header)
+        top.addStretch(1)
+        top.addWidget(self.copy_button)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(10, 6, 10, 6)
+        layout.addLayout(top)
+        layout.addWidget(self.body)
+        self.text = ""
+        self.final = False
+        self.set_text(text, final=final)
+
+    def _header(self, when: datetime | None) -> str:
+        name = ROLE_NAMES.get(self.role, self.role)
+        return f"{name} · {when.astimezone():%H:%M}" if when is not None else name
+
+    def set_text(self, text: str, *, final: bool) -> None:
+        self.text, self.final = text, final
+        if final and self.role != "user":
+            self.body.setTextFormat(Qt.TextFormat.MarkdownText)
+        else:
+            self.body.setTextFormat(Qt.TextFormat.PlainText)
+        self.body.setText(text)
+        self.body.setAccessibleName(f"{ROLE_NAMES.get(self.role, self.role)}: {text[:200]}")
+
+    def append(self, piece: str) -> None:
+        self.set_text(self.text + piece, final=False)
+
+    def copy(self) -> None:
+        QGuiApplication.clipboard().setText(self.text)
+
+
+class ConversationView(QScrollArea):
+    """The messages of the conversation, newest at the bottom."""
+
+    scrolled_up = Signal(bool)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.setObjectName("conversation")
+        self.setAccessibleName("Conversation")
+        self.setWidgetResizable(True)
+        self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+        inner = QWidget()
+        self._layout = QVBoxLayout(inner)
+        self._layout.setContentsMargins(12, 12, 12, 12)
+        self._layout.setSpacing(8)
+        self._layout.addStretch(1)
+        self.setWidget(inner)
+        self.rows: list[MessageRow] = []
+        self._streaming: MessageRow | None = None
+        self._follow = True
+        bar = self.verticalScrollBar()
+        bar.valueChanged.connect(self._on_scroll)
+        bar.rangeChanged.connect(self._on_range)
+
+    # ── scrolling ─────────────────────────────────────────────────────────
+    def _on_scroll(self, value: int) -> None:
+        at_bottom = value >= self.verticalScrollBar().maximum() - 4
+        if at_bottom != self._follow:
+            self._follow = at_bottom
+            self.scrolled_up.emit(not at_bottom)
+
+    def _on_range(self, _low: int, high: int) -> None:
+        if self._follow:
+            self.verticalScrollBar().setValue(high)
+
+    @property
+    def following(self) -> bool:
+        return self._follow
+
+    # ── messages ──────────────────────────────────────────────────────────
+    def add_message(
+        self, role: str, text: str, when: datetime | None = None, *, final: bool = True
+    ) -> MessageRow:
+        row = MessageRow(role, text, when, final=final)
+        self._layout.insertWidget(self._layout.count() - 1, row)
+        self.rows.append(row)
+        return row
+
+    def start_reply(self, when: datetime | None = None) -> MessageRow:
+        """A Rilai row that the stream fills."""
+        self._streaming = self.add_message("assistant", "", when, final=False)
+        return self._streaming
+
+    def stream(self, piece: str, *, reset: bool = False) -> None:
+        """A piece of the streaming reply; ``reset``: the critics asked for a rewrite, so
+        what was shown is replaced."""
+        row = self._streaming or self.start_reply()
+        if reset:
+            row.set_text("", final=False)
+        else:
+            row.append(piece)
+
+    def finish_reply(self, text: str) -> MessageRow | None:
+        """The reply as it was kept (markdown); a turn that stayed quiet removes its row."""
+        row, self._streaming = self._streaming, None
+        if not text:
+            if row is not None:
+                self._remove(row)
+            return None
+        if row is None:
+            row = self.add_message("assistant", text)
+        row.set_text(text, final=True)
+        return row
+
+    def drop_reply(self) -> None:
+        """The turn ended without a reply (cancelled or failed): its partial row goes."""
+        row, self._streaming = self._streaming, None
+        if row is not None:
+            self._remove(row)
+
+    def _remove(self, row: MessageRow) -> None:
+        self.rows.remove(row)
+        self._layout.removeWidget(row)
+        row.deleteLater()
+
+    def clear(self) -> None:
+        for row in list(self.rows):
+            self._remove(row)
+        self._streaming = None
+
+    def to_markdown(self) -> str:
+        """The conversation as Markdown (export)."""
+        return "\n\n".join(
+            f"**{ROLE_NAMES.get(r.role, r.role)}:** {r.text}" for r in self.rows if r.text
+        )

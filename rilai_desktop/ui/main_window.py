@@ -1,0 +1,259 @@
+"""The main window: the conversation, the input, the status strip; the Engine behind a
+bridge (``bridge.py``), so the GUI thread only ever handles signals.
+
+The inspector dock and the tray plug in through ``attach_inspector`` / the app
+(``app.py``); the memory browser of the next issue gets a dock of its own.
+"""
+
+from __future__ import annotations
+
+import time
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any, Protocol
+
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
+from PySide6.QtWidgets import (
+    QFileDialog,
+    QHBoxLayout,
+    QLabel,
+    QMainWindow,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from rilai_desktop.contracts import EngineEvent, EventKind
+from rilai_desktop.ui.conversation import ConversationView
+from rilai_desktop.ui.message_input import MessageInput
+
+if TYPE_CHECKING:
+    from PySide6.QtWidgets import QDockWidget
+
+    from rilai_desktop.ui.bridge import EngineBridge
+
+HELP = (
+    "Enter sends · Shift+Enter new line · Esc stops a reply · Ctrl+N new conversation · "
+    "Ctrl+I inspector · Ctrl+= / Ctrl+- text size · Ctrl+E export · Ctrl+Q quit · "
+    "/new /help in the input"
+)
+
+
+class InspectorLike(Protocol):
+    def on_event(self, event: EngineEvent) -> None: ...
+
+
+class MainWindow(QMainWindow):
+    def __init__(self, bridge: EngineBridge | None = None) -> None:
+        super().__init__()
+        self.setObjectName("main-window")
+        self.setWindowTitle("Rilai")
+        self.setAccessibleName("Rilai")
+        self.resize(900, 700)
+        self.bridge: EngineBridge | None = None
+        self.inspector: InspectorLike | None = None
+        self._stage = ""
+        self._stage_started = 0.0
+        self._font_delta = 0
+
+        self.view = ConversationView()
+        self.input = MessageInput()
+        self.send_button = QPushButton("Send")
+        self.send_button.setObjectName("send-button")
+        self.send_button.setAccessibleName("Send the message, or stop Rilai's reply")
+        self.send_button.clicked.connect(self._send_or_stop)
+        self.input.submitted.connect(self.send)
+        self.input.cancel_requested.connect(self.cancel)
+        row = QHBoxLayout()
+        row.addWidget(self.input, 1)
+        row.addWidget(self.send_button)
+        central = QWidget()
+        layout = QVBoxLayout(central)
+        layout.setContentsMargins(0, 0, 0, 8)
+        layout.addWidget(self.view, 1)
+        layout.addLayout(row)
+        self.setCentralWidget(central)
+
+        self.stage_label = QLabel("loading…")
+        self.stage_label.setAccessibleName("Current stage")
+        self.model_label = QLabel("")
+        self.model_label.setAccessibleName("Voice model")
+        self.memory_label = QLabel("")
+        self.memory_label.setAccessibleName("Memory size")
+        for label in (self.stage_label, self.model_label, self.memory_label):
+            self.statusBar().addWidget(label)
+        self._tick = QTimer(self)
+        self._tick.setInterval(100)
+        self._tick.timeout.connect(self._show_elapsed)
+        self._actions()
+        self.set_ready(False)
+        if bridge is not None:
+            self.attach(bridge)
+
+    # ── wiring ────────────────────────────────────────────────────────────
+    def _actions(self) -> None:
+        def action(text: str, keys: QKeySequence | str, slot: Any) -> QAction:
+            act = QAction(text, self)
+            act.setShortcut(QKeySequence(keys))
+            act.triggered.connect(slot)
+            self.addAction(act)
+            return act
+
+        self.new_action = action("New conversation", "Ctrl+N", self.new_conversation)
+        self.zoom_in_action = action("Larger text", "Ctrl+=", lambda: self.zoom(1))
+        self.zoom_out_action = action("Smaller text", "Ctrl+-", lambda: self.zoom(-1))
+        self.export_action = action("Export conversation…", "Ctrl+E", self.export_markdown)
+        self.quit_action = action("Quit", "Ctrl+Q", self.close)
+        menu = self.menuBar().addMenu("&Conversation")
+        for act in (self.new_action, self.export_action, self.quit_action):
+            menu.addAction(act)
+        view = self.menuBar().addMenu("&View")
+        for act in (self.zoom_in_action, self.zoom_out_action):
+            view.addAction(act)
+        self.view_menu = view
+
+    def attach(self, bridge: EngineBridge) -> None:
+        """The Engine is ready: show the conversation so far and enable the input."""
+        self.bridge = bridge
+        bridge.update.connect(self._on_update)
+        bridge.turn_done.connect(self._on_done)
+        bridge.turn_cancelled.connect(self._on_cancelled)
+        bridge.turn_failed.connect(self._on_failed)
+        bridge.reset_done.connect(self._on_reset)
+        bridge.busy_changed.connect(self._on_busy)
+        for message in bridge.engine.session.history:
+            role = "nudge" if message.get("nudge") else str(message.get("role", "system"))
+            self.view.add_message(role, str(message.get("content", "")))
+        models = bridge.engine.loaded_models()
+        self.model_label.setText(f"voice: {models[-1].rsplit('/', 1)[-1]}" if models else "")
+        self._show_memory()
+        self.set_ready(True)
+
+    def attach_inspector(self, dock: QDockWidget, inspector: InspectorLike) -> None:
+        self.inspector = inspector
+        self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, dock)
+        toggle = dock.toggleViewAction()
+        toggle.setShortcut(QKeySequence("Ctrl+I"))
+        self.view_menu.addAction(toggle)
+        self.addAction(toggle)
+
+    def set_ready(self, ready: bool, note: str = "") -> None:
+        self.input.setEnabled(ready)
+        self.send_button.setEnabled(ready)
+        self.stage_label.setText(note or ("ready" if ready else "loading models…"))
+        if ready:
+            self.input.setFocus()
+
+    # ── sending ───────────────────────────────────────────────────────────
+    def send(self, text: str) -> None:
+        if self.bridge is None:
+            return
+        command = text.strip().lower()
+        if command in ("/new", "/reset"):
+            self.input.clear()
+            self.new_conversation()
+            return
+        if command == "/help":
+            self.input.clear()
+            self.view.add_message("system", HELP)
+            return
+        if self.bridge.busy:
+            self.stage_label.setText("Rilai is still answering: Esc stops the reply")
+            return
+        if self.bridge.send(text):
+            self.input.clear()
+            self.view.add_message("user", text, datetime.now(UTC))
+            self.view.start_reply(datetime.now(UTC))
+
+    def _send_or_stop(self) -> None:
+        if self.bridge is not None and self.bridge.busy:
+            self.cancel()
+        else:
+            self.input.submit()
+
+    def cancel(self) -> None:
+        if self.bridge is not None and self.bridge.cancel():
+            self.stage_label.setText("stopping…")
+
+    def new_conversation(self) -> None:
+        if self.bridge is not None:
+            self.bridge.reset()
+
+    # ── what the turn says ────────────────────────────────────────────────
+    def _on_update(self, update: object) -> None:
+        if isinstance(update, EngineEvent):
+            if self.inspector is not None:
+                self.inspector.on_event(update)
+            if update.kind is EventKind.TURN_STAGE_CHANGED:
+                self._stage = str(update.payload.get("stage", ""))
+                self._stage_started = time.monotonic()
+                self._tick.start()
+                self._show_elapsed()
+        else:
+            self.view.stream(
+                getattr(update, "text", ""), reset=bool(getattr(update, "reset", False))
+            )
+
+    def _on_done(self, result: Any) -> None:
+        if self.view.finish_reply(str(getattr(result, "reply", "") or "")) is None:
+            self.view.add_message("system", "(Rilai stays quiet this turn)")
+        self._turn_over("ready")
+        self._show_memory()
+
+    def _on_cancelled(self, _turn_id: int) -> None:
+        self.view.drop_reply()
+        self.view.add_message("system", "(stopped — the turn is logged as cancelled)")
+        self._turn_over("stopped")
+
+    def _on_failed(self, message: str) -> None:
+        self.view.drop_reply()
+        self.view.add_message("system", f"Something went wrong: {message}. Nothing was lost.")
+        self._turn_over("error")
+
+    def _on_reset(self, _session_id: str) -> None:
+        self.view.clear()
+        self.view.add_message("system", "New conversation. What Rilai remembers about you stays.")
+        self.stage_label.setText("ready")
+
+    def _on_busy(self, busy: bool) -> None:
+        self.send_button.setText("Stop" if busy else "Send")
+
+    def _turn_over(self, note: str) -> None:
+        self._tick.stop()
+        self._stage = ""
+        self.stage_label.setText(note)
+
+    def _show_elapsed(self) -> None:
+        if self._stage:
+            elapsed = time.monotonic() - self._stage_started
+            self.stage_label.setText(f"{self._stage} · {elapsed:.1f} s")
+
+    def _show_memory(self) -> None:
+        if self.bridge is None or not self.bridge.engine.memory.available:
+            return
+        try:
+            stats = self.bridge.engine.memory.stats()
+        except Exception:
+            return
+        self.memory_label.setText(f"memory: {stats.total_items} items")
+
+    # ── view ──────────────────────────────────────────────────────────────
+    def zoom(self, step: int) -> None:
+        self._font_delta = max(-4, min(12, self._font_delta + step))
+        font = self.view.font()
+        font.setPointSize(max(6, 11 + self._font_delta))
+        self.view.setFont(font)
+
+    def export_markdown(self) -> None:
+        path, _ = QFileDialog.getSaveFileName(
+            self, "Export conversation", "conversation.md", "Markdown (*.md)"
+        )
+        if path:
+            with open(path, "w", encoding="utf-8") as out:
+                out.write(self.view.to_markdown() + "\n")
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        if self.bridge is not None:
+            self.bridge.close()  # a running turn is cancelled and ends cleanly
+            self.bridge = None
+        event.accept()

@@ -205,6 +205,11 @@ class Engine:
     def loaded_models(self) -> list[str]:
         return self._parts.models.loaded_models()
 
+    def voice_tier(self) -> str:
+        """The tier that speaks (``roles.voice``), without loading anything."""
+        tier_for_role = getattr(self._parts.models, "tier_for_role", None)
+        return str(tier_for_role("voice")) if callable(tier_for_role) else ""
+
     # the parts, for the clients that inspect or bench the turn itself
     @property
     def runner(self) -> TurnRunner:

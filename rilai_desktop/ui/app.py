@@ -19,6 +19,7 @@ from PySide6.QtWidgets import QApplication
 
 from rilai_desktop.ui.bridge import EngineBridge
 from rilai_desktop.ui.main_window import MainWindow
+from rilai_desktop.ui.theme import apply_theme
 
 if TYPE_CHECKING:
     from rilai_desktop.app.engine import Engine
@@ -62,9 +63,16 @@ def build_window(open_engine: Callable[[], Engine]) -> tuple[MainWindow, EngineL
     return window, loader
 
 
-def run_window(open_engine: Callable[[], Engine], argv: Sequence[str] | None = None) -> int:
+def run_window(
+    open_engine: Callable[[], Engine],
+    argv: Sequence[str] | None = None,
+    *,
+    theme: str = "system",
+) -> int:
     app = QApplication.instance() or QApplication(list(argv or sys.argv[:1]))
     app.setApplicationName("Rilai")
+    if isinstance(app, QApplication):
+        apply_theme(app, theme)
     window, loader = build_window(open_engine)
     window.show()
     loader.start()

@@ -95,6 +95,7 @@ class ConversationView(QScrollArea):
         self.setWidgetResizable(True)
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         inner = QWidget()
+        inner.setObjectName("conversation-inner")
         self._layout = QVBoxLayout(inner)
         self._layout.setContentsMargins(12, 12, 12, 12)
         self._layout.setSpacing(8)

@@ -69,7 +69,8 @@ class MainWindow(QMainWindow):
         row.addWidget(self.send_button)
         central = QWidget()
         layout = QVBoxLayout(central)
-        layout.setContentsMargins(0, 0, 0, 8)
+        layout.setContentsMargins(0, 0, 0, 0)
+        row.setContentsMargins(12, 4, 12, 8)
         layout.addWidget(self.view, 1)
         layout.addLayout(row)
         self.setCentralWidget(central)
@@ -124,8 +125,10 @@ class MainWindow(QMainWindow):
         for message in bridge.engine.session.history:
             role = "nudge" if message.get("nudge") else str(message.get("role", "system"))
             self.view.add_message(role, str(message.get("content", "")))
-        models = bridge.engine.loaded_models()
-        self.model_label.setText(f"voice: {models[-1].rsplit('/', 1)[-1]}" if models else "")
+        tier = bridge.engine.voice_tier()
+        self.model_label.setText(
+            f"voice: {tier} tier (loads with the first message)" if tier else ""
+        )
         self._show_memory()
         self.set_ready(True)
 
@@ -195,6 +198,9 @@ class MainWindow(QMainWindow):
             )
 
     def _on_done(self, result: Any) -> None:
+        model = str(getattr(result, "voice_model", "") or "")
+        if model:
+            self.model_label.setText(f"voice: {model.rsplit('/', 1)[-1]}")
         if self.view.finish_reply(str(getattr(result, "reply", "") or "")) is None:
             self.view.add_message("system", "(Rilai stays quiet this turn)")
         self._turn_over("ready")

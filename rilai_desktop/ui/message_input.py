@@ -19,7 +19,7 @@ class MessageInput(QPlainTextEdit):
         self.setAccessibleName("Message to Rilai")
         self.setPlaceholderText("Write to Rilai… (Enter sends, Shift+Enter for a new line)")
         self.setTabChangesFocus(True)
-        self.setMaximumHeight(120)
+        self.setMaximumHeight(84)  # about three lines; it scrolls beyond
 
     def keyPressEvent(self, event: QKeyEvent) -> None:
         key, mods = event.key(), event.modifiers()

@@ -1,0 +1,74 @@
+"""Screenshots of the real desktop window: the real models, a fresh RILAI_HOME, messages
+typed into the input as a person would, the window grabbed once each reply is in.
+
+    xvfb-run -a .venv/bin/python tools/window_screenshot.py OUT_DIR "message" ["message" ...]
+
+Writes OUT_DIR/window-1.png … (one per reply). Used for the README's screenshots and to
+look at what the window shows; the e2e GUI test does the same under pytest.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) < 2:
+        print(__doc__, file=sys.stderr)
+        return 2
+    out, messages = Path(argv[0]), argv[1:]
+    out.mkdir(parents=True, exist_ok=True)
+    os.environ.setdefault("RILAI_HOME", tempfile.mkdtemp(prefix="rilai-shot-"))
+    os.environ.setdefault("QT_QPA_PLATFORM", "xcb")
+
+    from PySide6.QtCore import Qt
+    from PySide6.QtTest import QTest
+    from PySide6.QtWidgets import QApplication
+
+    from rilai_desktop.app.core import build_core
+    from rilai_desktop.app.engine import open_engine
+    from rilai_desktop.config import load_settings
+    from rilai_desktop.paths import resolve_paths
+    from rilai_desktop.ui.app import build_window
+    from rilai_desktop.ui.theme import apply_theme
+
+    app = QApplication([sys.argv[0]])
+    apply_theme(app, os.environ.get("RILAI_THEME", "light"))
+    paths = resolve_paths()
+    window, loader = build_window(
+        lambda: open_engine(build_core(paths, load_settings(paths.settings_file).settings))
+    )
+    window.resize(1100, 760)
+    window.show()
+    loader.start()
+
+    def wait(condition, seconds: float) -> bool:  # type: ignore[no-untyped-def]
+        end = time.monotonic() + seconds
+        while time.monotonic() < end:
+            app.processEvents()
+            if condition():
+                return True
+            time.sleep(0.02)
+        return False
+
+    if not wait(lambda: window.bridge is not None, 180):
+        print("the engine did not open", file=sys.stderr)
+        return 1
+    for n, message in enumerate(messages, 1):
+        window.input.setPlainText(message)
+        QTest.keyClick(window.input, Qt.Key.Key_Return)
+        wait(lambda: window.bridge is not None and not window.bridge.busy, 300)
+        wait(lambda: False, 0.5)
+        path = out / f"window-{n}.png"
+        window.grab().save(str(path))
+        print(path)
+    window.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

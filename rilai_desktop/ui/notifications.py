@@ -22,16 +22,16 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from typing import Final, Protocol
+from typing import Any, Final, Protocol
 
 from PySide6.QtCore import (
     Q_ARG,
     Q_RETURN_ARG,
+    SLOT,
     QMetaObject,
     QObject,
     QThreadPool,
     Signal,
-    SLOT,
     Slot,
 )
 from PySide6.QtDBus import QDBusConnection, QDBusInterface
@@ -96,22 +96,20 @@ class _NotifyCall(QObject):
             iface = QDBusInterface(SERVICE, OBJECT_PATH, INTERFACE, self._bus)
             iface.setTimeout(CALL_TIMEOUT_MS)
             if iface.isValid():
-                notification_id = int(
-                    QMetaObject.invokeMethod(
-                        iface,
-                        "Notify",
-                        Q_RETURN_ARG("uint"),
-                        Q_ARG(str, APP_NAME),
-                        Q_ARG("uint", 0),
-                        Q_ARG(str, "rilai"),
-                        Q_ARG(str, APP_NAME),
-                        Q_ARG(str, escape_body(self._nudge.suggestion)),
-                        Q_ARG("QStringList", ACTIONS),
-                        Q_ARG("QVariantMap", {"category": "im", "urgency": 1}),
-                        Q_ARG(int, EXPIRE_DEFAULT),
-                    )
-                    or 0
+                answer: Any = QMetaObject.invokeMethod(
+                    iface,
+                    "Notify",
+                    Q_RETURN_ARG("uint"),
+                    Q_ARG(str, APP_NAME),
+                    Q_ARG("uint", 0),
+                    Q_ARG(str, ""),
+                    Q_ARG(str, APP_NAME),
+                    Q_ARG(str, escape_body(self._nudge.suggestion)),
+                    Q_ARG("QStringList", ACTIONS),
+                    Q_ARG("QVariantMap", {}),
+                    Q_ARG(int, EXPIRE_DEFAULT),
                 )
+                notification_id = int(answer or 0)
             else:
                 log.info("notification service not reachable: %s", iface.lastError().message())
         except Exception:  # a broken bus must never lose the nudge: the fallback shows it
@@ -141,7 +139,8 @@ class DBusNotifier(QObject):
         self._in_flight: dict[int, tuple[Nudge, OpenCallback, _NotifyCall]] = {}
         self._shown: dict[int, tuple[Nudge, OpenCallback]] = {}
         self._listening = self._bus.isConnected() and all(
-            self._bus.connect(SERVICE, OBJECT_PATH, INTERFACE, name, self, slot)
+            # PySide6 takes the SLOT() string where its stubs say bytes
+            self._bus.connect(SERVICE, OBJECT_PATH, INTERFACE, name, self, slot)  # type: ignore[call-overload]
             for name, slot in (
                 ("ActionInvoked", SLOT("_on_action_invoked(uint,QString)")),
                 ("NotificationClosed", SLOT("_on_closed(uint,uint)")),
@@ -220,7 +219,9 @@ class TrayMessageNotifier(QObject):
             on_open()
 
 
-def desktop_notifier(tray: QSystemTrayIcon | None, parent: QObject | None = None) -> Notifier | None:
+def desktop_notifier(
+    tray: QSystemTrayIcon | None, parent: QObject | None = None
+) -> Notifier | None:
     """D-Bus notifications where a server is there (the tray message as fallback), else the
     tray message, else None (the caller shows the nudge inline)."""
     fallback = TrayMessageNotifier(tray, parent) if tray is not None else None

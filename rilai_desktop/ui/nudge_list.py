@@ -46,7 +46,8 @@ class NudgeList(QListWidget):
         self.setObjectName("nudgeList")
         self.setAccessibleName("Past check-ins")
         self.setAccessibleDescription(
-            "Every check-in Rilai offered, with its time; press Enter to open the conversation at one"
+            "Every check-in Rilai offered, with its time; "
+            "press Enter to open the conversation at one"
         )
         self.setSelectionMode(QListWidget.SelectionMode.SingleSelection)
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
@@ -76,7 +77,8 @@ class NudgeList(QListWidget):
 
     def nudge_at(self, row: int) -> Nudge | None:
         item = self.item(row)
-        return None if item is None else item.data(NUDGE_ROLE)
+        nudge = None if item is None else item.data(NUDGE_ROLE)
+        return nudge if isinstance(nudge, Nudge) else None
 
     def _activated(self, item: QListWidgetItem) -> None:
         nudge = item.data(NUDGE_ROLE)

@@ -22,13 +22,14 @@ worker, which may be busy with a turn); the rest are signals the window connects
 
 from __future__ import annotations
 
+import functools
 import threading
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, Final, Protocol
 
-from PySide6.QtCore import QObject, QThread, QThreadPool, Qt, Signal, Slot
+from PySide6.QtCore import QObject, Qt, QThread, QThreadPool, Signal, Slot
 from PySide6.QtGui import QAction, QIcon
 from PySide6.QtWidgets import QMenu, QSystemTrayIcon
 
@@ -95,7 +96,7 @@ class TrayDelivery(QObject):
         entry = (nudge, taken)
         with self._lock:
             self._inbox.append(entry)
-        if QThread.currentThread() is self.thread():
+        if QThread.currentThread() == self.thread():
             self._take_inbox()
             return True
         try:
@@ -134,9 +135,12 @@ class TrayDelivery(QObject):
                 self.tray_unavailable.emit(NO_TRAY_NOTICE)
             self.inline_nudge.emit(nudge)
             return
-        if nudge.level >= L4_NOTIFY and self.notifier is not None:
-            if self.notifier.notify(nudge, lambda n=nudge: self.open_requested.emit(n)):
-                return
+        if (
+            nudge.level >= L4_NOTIFY
+            and self.notifier is not None
+            and self.notifier.notify(nudge, functools.partial(self.open_requested.emit, nudge))
+        ):
+            return
         self.inline_nudge.emit(nudge)
 
     @property

@@ -177,6 +177,12 @@ class Engine:
         self._check_open()
         return self._worker.call(self._parts.runner.reset)
 
+    def note_nudge_shown(self, text: str) -> None:
+        """A nudge the person saw in the conversation joins it (on the worker, so never in
+        the middle of a turn): the next reply answers it."""
+        runner = self._parts.runner
+        self._worker.submit(lambda: runner.session.add_nudge(text))
+
     def subscribe(self, callback: Subscriber) -> Callable[[], None]:
         """Every event the log stores from now on; returns the unsubscribe."""
         return self.bus.subscribe(callback)

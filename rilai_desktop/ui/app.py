@@ -12,17 +12,24 @@ import logging
 import sys
 import threading
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QObject, Signal
-from PySide6.QtWidgets import QApplication
+from PySide6.QtCore import QObject, Qt, Signal
+from PySide6.QtWidgets import QApplication, QDockWidget, QSystemTrayIcon
 
+from rilai_desktop.errors import RilaiError
 from rilai_desktop.ui.bridge import EngineBridge
 from rilai_desktop.ui.main_window import MainWindow
+from rilai_desktop.ui.notifications import desktop_notifier
+from rilai_desktop.ui.nudge_list import NudgeList
+from rilai_desktop.ui.single_instance import Claim, SingleInstance
 from rilai_desktop.ui.theme import apply_theme
+from rilai_desktop.ui.tray import Tray, TrayDelivery, app_icon
 
 if TYPE_CHECKING:
     from rilai_desktop.app.engine import Engine
+    from rilai_desktop.daemon.ports import Nudge
 
 log = logging.getLogger(__name__)
 
@@ -50,17 +57,98 @@ class EngineLoader(QObject):
         threading.Thread(target=run, name="rilai-ui-load", daemon=True).start()
 
 
+class DesktopApp(QObject):
+    """The window with what lives beside it: the check-ins list (a dock), the tray where one
+    exists, the nudges the daemon inside the app delivers (``TrayDelivery``), and the
+    loader that opens the Engine and starts the daemon off the GUI thread."""
+
+    def __init__(
+        self,
+        open_engine: Callable[[], Engine],
+        *,
+        tray_available: Callable[[], bool] = QSystemTrayIcon.isSystemTrayAvailable,
+        with_daemon: bool = True,
+    ) -> None:
+        super().__init__()
+        self.window = MainWindow()
+        self.nudge_list = NudgeList()
+        dock = QDockWidget("Check-ins", self.window)
+        dock.setObjectName("check-ins")
+        dock.setAccessibleName("Check-ins: the nudges Rilai sent")
+        dock.setWidget(self.nudge_list)
+        self.window.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, dock)
+        dock.hide()
+        self.window.view_menu.addAction(dock.toggleViewAction())
+        self.tray: Tray | None = None
+        available = tray_available()
+        self.delivery = TrayDelivery(
+            self.nudge_list, None, tray_available=tray_available, parent=self
+        )
+        self.delivery.inline_nudge.connect(self._show_inline)
+        self.delivery.open_requested.connect(self._open_at)
+        self.delivery.tray_unavailable.connect(self._say_no_tray)
+        self._with_daemon = with_daemon
+
+        def open_all() -> Engine:
+            engine = open_engine()
+            if self._with_daemon:
+                try:
+                    engine.start_daemon(self.delivery)
+                except RilaiError as exc:  # another process runs it: the app goes on
+                    self.daemon_note = f"check-ins run elsewhere: {exc.message}"
+            return engine
+
+        self.daemon_note = ""
+        self.loader = EngineLoader(open_all)
+        self.loader.loaded.connect(self._attach)
+        self.loader.failed.connect(lambda m: self.window.set_ready(False, f"not ready: {m}"))
+        self._tray_pending = available  # the tray is made once the Engine is there
+
+    def _attach(self, engine: object) -> None:
+        bridge = EngineBridge(engine)  # type: ignore[arg-type]
+        self.window.attach(bridge)
+        if self.daemon_note:
+            self.window.view.add_message("system", self.daemon_note)
+        if self._tray_pending:
+            self.tray = Tray(bridge.engine.nudges, parent=self)
+            self.delivery.notifier = desktop_notifier(self.tray, self)
+            self.tray.open_requested.connect(self._raise)
+            self.tray.new_conversation_requested.connect(bridge.reset)
+            self.tray.quit_requested.connect(self.window.close)
+            self.tray.paused.connect(lambda text: self.window.statusBar().showMessage(text, 8000))
+            self.tray.set_state("ready")
+            self.tray.show()
+
+    def _show_inline(self, nudge: Nudge) -> None:
+        self.window.view.add_message("nudge", nudge.suggestion)
+        if self.window.bridge is not None:
+            self.window.bridge.engine.note_nudge_shown(nudge.suggestion)
+
+    def _open_at(self, nudge: Nudge) -> None:
+        self._raise()
+        for row in reversed(self.window.view.rows):
+            if row.text == nudge.suggestion:
+                self.window.view.ensureWidgetVisible(row)
+                break
+
+    def _raise(self) -> None:
+        self.window.showNormal()
+        self.window.raise_()
+        self.window.activateWindow()
+
+    def _say_no_tray(self, notice: str) -> None:
+        self.window.view.add_message("system", notice)
+
+    def start(self) -> None:
+        self.window.show()
+        self.loader.start()
+
+
 def build_window(open_engine: Callable[[], Engine]) -> tuple[MainWindow, EngineLoader]:
-    """The window, shown empty, and the loader that fills it (tests drive both)."""
-    window = MainWindow()
-    loader = EngineLoader(open_engine)
-
-    def attach(engine: object) -> None:
-        window.attach(EngineBridge(engine))  # type: ignore[arg-type]
-
-    loader.loaded.connect(attach)
-    loader.failed.connect(lambda message: window.set_ready(False, f"not ready: {message}"))
-    return window, loader
+    """The window, shown empty, and the loader that fills it (no daemon, no tray)."""
+    desktop = DesktopApp(open_engine, tray_available=lambda: False, with_daemon=False)
+    desktop.window.setProperty("desktop", desktop)  # kept alive with the window
+    return desktop.window, desktop.loader
 
 
 def run_window(
@@ -68,12 +156,28 @@ def run_window(
     argv: Sequence[str] | None = None,
     *,
     theme: str = "system",
+    data_dir: Path | None = None,
 ) -> int:
+    """The desktop app. With ``data_dir``, one instance per data folder: a second `rilai
+    window` raises the first one's window and exits (never a second database writer)."""
     app = QApplication.instance() or QApplication(list(argv or sys.argv[:1]))
     app.setApplicationName("Rilai")
     if isinstance(app, QApplication):
         apply_theme(app, theme)
-    window, loader = build_window(open_engine)
-    window.show()
-    loader.start()
-    return int(app.exec())
+        app.setWindowIcon(app_icon())
+    instance = None
+    if data_dir is not None:
+        instance = SingleInstance(data_dir)
+        claim = instance.claim(list(argv or sys.argv[1:]))
+        if claim is not Claim.PRIMARY:
+            print(instance.message, file=sys.stderr)
+            return 0 if claim is Claim.HANDED_OVER else 1
+    desktop = DesktopApp(open_engine)
+    if instance is not None:
+        instance.raise_requested.connect(lambda _argv: desktop._raise())
+    desktop.start()
+    try:
+        return int(app.exec())
+    finally:
+        if instance is not None:
+            instance.release()

@@ -23,4 +23,4 @@ def open_window(ctx: Context) -> int:
     def open_engine() -> Engine:
         return ctx.engine()
 
-    return run_window(open_engine, theme=ctx.loaded.settings.ui.theme)
+    return run_window(open_engine, theme=ctx.loaded.settings.ui.theme, data_dir=ctx.paths.data_dir)

@@ -1,0 +1,50 @@
+"""The desktop app around the window: the daemon inside it, nudges delivered inline where
+no tray exists (offscreen has none), the check-ins list, the one-time notice."""
+
+from __future__ import annotations
+
+import threading
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+from pytestqt.qtbot import QtBot
+
+from rilai_desktop.daemon.ports import Nudge
+from rilai_desktop.ui.app import DesktopApp
+from tests.fake_engine import open_fake_engine
+
+
+@pytest.fixture(autouse=True)
+def hashed(monkeypatch: pytest.MonkeyPatch, rilai_home: Path) -> None:
+    monkeypatch.setenv("RILAI_EMBEDDING__BACKEND", "hash")
+
+
+def _nudge(text: str, level: int = 3) -> Nudge:
+    return Nudge("strain_silence", "strain then silence", text, level, {}, datetime.now(UTC))
+
+
+def test_a_nudge_from_the_daemon_appears_inline_when_there_is_no_tray(qtbot: QtBot) -> None:
+    desktop = DesktopApp(open_fake_engine, tray_available=lambda: False)
+    qtbot.addWidget(desktop.window)
+    with qtbot.waitSignal(desktop.loader.loaded, timeout=30_000):
+        desktop.start()
+    bridge = desktop.window.bridge
+    assert bridge is not None and bridge.engine.daemon is not None  # the daemon runs inside
+    delivered: list[bool] = []
+    worker = threading.Thread(
+        target=lambda: delivered.append(desktop.delivery.deliver(_nudge("Busy day? 🙂", 4)))
+    )
+    worker.start()  # as the daemon does: from another thread
+    qtbot.waitUntil(lambda: bool(delivered), timeout=10_000)
+    worker.join()
+    assert delivered == [True]
+    roles = [(r.role, r.text) for r in desktop.window.view.rows]
+    assert ("nudge", "Busy day? 🙂") in roles  # level 4 with no tray: inline, never lost
+    assert any(r == "system" and "tray" in t.lower() for r, t in roles)  # said once
+    assert [n.suggestion for n in desktop.nudge_list.nudges()] == ["Busy day? 🙂"]
+    qtbot.waitUntil(
+        lambda: any(m.get("nudge") for m in bridge.engine.session.history), timeout=10_000
+    )  # it joins the conversation: the next reply answers it
+    desktop.window.close()
+    assert bridge.engine.closed

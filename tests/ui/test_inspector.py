@@ -348,3 +348,20 @@ def test_a_screenshot_of_the_dock(inspector: Inspector, turns: Turns, tmp_path: 
         image = inspector.grab()
         assert not image.isNull()
         assert image.save(str(tmp_path / f"inspector-{index}.png"))
+
+
+def test_a_panel_that_fails_is_logged_and_the_others_go_on(
+    inspector: Inspector, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.ERROR, logger="rilai_desktop.ui.inspector.dock")
+
+    def broken(_event: EngineEvent) -> None:
+        raise RuntimeError("a bug in one panel")
+
+    monkeypatch.setattr(inspector.stance, "handle", broken)
+    inspector.on_event(_odd(EventKind.TURN_STARTED, {"user_input": "hi"}, seq=0))
+    inspector.on_event(_odd(EventKind.STANCE_UPDATED, {"delta": {}, "current": {}}, seq=1))
+    inspector.on_event(_odd(EventKind.COUNCIL_DECISION_MADE, {"intent": "witness"}, seq=2))
+    assert [r.levelname for r in caplog.records] == ["ERROR"]
+    assert "the Stance panel could not show stance_updated" in caplog.text
+    assert inspector.council.text("intent") == "witness"

@@ -28,6 +28,7 @@ from rilai_desktop.app.bus import EventBus, Subscriber
 from rilai_desktop.app.engine_parts import EngineParts
 from rilai_desktop.app.facades import MemoryFacade, NudgesFacade, SettingsFacade
 from rilai_desktop.app.worker import Worker
+from rilai_desktop.contracts import EngineEvent
 from rilai_desktop.errors import EngineClosedError
 from rilai_desktop.turn.result import TurnResult
 from rilai_desktop.turn.runner import TurnCancelled, TurnRunner, Update
@@ -176,6 +177,10 @@ class Engine:
         """A new conversation (after any queued turn); memory and stance stay."""
         self._check_open()
         return self._worker.call(self._parts.runner.reset)
+
+    def turn_events(self, session_id: str, turn_id: int) -> list[EngineEvent]:
+        """An earlier turn's events, from the log (a read: any thread but a GUI's)."""
+        return self._parts.core.event_log.replay_turn(session_id, turn_id)
 
     def note_nudge_shown(self, text: str) -> None:
         """A nudge the person saw in the conversation joins it (on the worker, so never in

@@ -20,6 +20,7 @@ from PySide6.QtWidgets import QApplication, QDockWidget, QSystemTrayIcon
 
 from rilai_desktop.errors import RilaiError
 from rilai_desktop.ui.bridge import EngineBridge
+from rilai_desktop.ui.inspector import Inspector
 from rilai_desktop.ui.main_window import MainWindow
 from rilai_desktop.ui.notifications import desktop_notifier
 from rilai_desktop.ui.nudge_list import NudgeList
@@ -71,6 +72,9 @@ class DesktopApp(QObject):
     ) -> None:
         super().__init__()
         self.window = MainWindow()
+        self.inspector = Inspector(self.window)
+        self.window.attach_inspector(self.inspector, self.inspector)
+        self.inspector.hide()
         self.nudge_list = NudgeList()
         dock = QDockWidget("Check-ins", self.window)
         dock.setObjectName("check-ins")

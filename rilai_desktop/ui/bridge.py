@@ -35,6 +35,7 @@ class EngineBridge(QObject):
     logged = Signal(object)
     reset_done = Signal(str)
     busy_changed = Signal(bool)
+    turn_loaded = Signal(object)  # an earlier turn's events, read from the log
 
     def __init__(self, engine: Engine, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -78,6 +79,12 @@ class EngineBridge(QObject):
     def reset(self) -> None:
         """A new conversation, after any running turn; ``reset_done`` says its id."""
         self._off_thread(self.engine.reset, self.reset_done.emit)
+
+    def load_turn(self, session_id: str, turn_id: int) -> None:
+        """Read an earlier turn's events off the GUI thread; ``turn_loaded`` has them."""
+        self._off_thread(
+            lambda: self.engine.turn_events(session_id, turn_id), self.turn_loaded.emit
+        )
 
     def _off_thread(self, work: Callable[[], Any], then: Callable[[Any], None]) -> None:
         def run() -> None:

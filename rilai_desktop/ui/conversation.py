@@ -27,11 +27,17 @@ ROLE_NAMES = {"user": "You", "assistant": "Rilai", "system": "Rilai (note)", "nu
 
 
 class MessageRow(QFrame):
-    """One message: who and when, the text, and a copy button."""
+    """One message: who and when, the text, a copy button; Rilai's replies also an
+    "Inspect" button that reopens that turn's inspector from the log."""
 
-    def __init__(self, role: str, text: str, when: datetime | None, *, final: bool) -> None:
+    inspect_requested = Signal(int)
+
+    def __init__(
+        self, role: str, text: str, when: datetime | None, *, final: bool, turn_id: int = 0
+    ) -> None:
         super().__init__()
         self.role = role
+        self.turn_id = turn_id
         self.setObjectName(f"message-{role}")
         self.setProperty("role", role)
         self.setFrameShape(QFrame.Shape.NoFrame)
@@ -54,6 +60,12 @@ class MessageRow(QFrame):
         top.setContentsMargins(0, 0, 0, 0)
         top.addWidget(header)
         top.addStretch(1)
+        self.inspect_button = QToolButton()
+        self.inspect_button.setText("Inspect")
+        self.inspect_button.setAccessibleName("Show how Rilai arrived at this reply")
+        self.inspect_button.clicked.connect(lambda: self.inspect_requested.emit(self.turn_id))
+        self.inspect_button.setVisible(role == "assistant" and turn_id > 0)
+        top.addWidget(self.inspect_button)
         top.addWidget(self.copy_button)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(10, 6, 10, 6)
@@ -76,6 +88,10 @@ class MessageRow(QFrame):
         self.body.setText(text)
         self.body.setAccessibleName(f"{ROLE_NAMES.get(self.role, self.role)}: {text[:200]}")
 
+    def set_turn(self, turn_id: int) -> None:
+        self.turn_id = turn_id
+        self.inspect_button.setVisible(self.role == "assistant" and turn_id > 0)
+
     def append(self, piece: str) -> None:
         self.set_text(self.text + piece, final=False)
 
@@ -87,6 +103,7 @@ class ConversationView(QScrollArea):
     """The messages of the conversation, newest at the bottom."""
 
     scrolled_up = Signal(bool)
+    inspect_requested = Signal(int)  # a Rilai reply's turn id
 
     def __init__(self) -> None:
         super().__init__()
@@ -125,9 +142,16 @@ class ConversationView(QScrollArea):
 
     # ── messages ──────────────────────────────────────────────────────────
     def add_message(
-        self, role: str, text: str, when: datetime | None = None, *, final: bool = True
+        self,
+        role: str,
+        text: str,
+        when: datetime | None = None,
+        *,
+        final: bool = True,
+        turn_id: int = 0,
     ) -> MessageRow:
-        row = MessageRow(role, text, when, final=final)
+        row = MessageRow(role, text, when, final=final, turn_id=turn_id)
+        row.inspect_requested.connect(self.inspect_requested)
         self._layout.insertWidget(self._layout.count() - 1, row)
         self.rows.append(row)
         return row
@@ -146,7 +170,7 @@ class ConversationView(QScrollArea):
         else:
             row.append(piece)
 
-    def finish_reply(self, text: str) -> MessageRow | None:
+    def finish_reply(self, text: str, turn_id: int = 0) -> MessageRow | None:
         """The reply as it was kept (markdown); a turn that stayed quiet removes its row."""
         row, self._streaming = self._streaming, None
         if not text:
@@ -156,6 +180,7 @@ class ConversationView(QScrollArea):
         if row is None:
             row = self.add_message("assistant", text)
         row.set_text(text, final=True)
+        row.set_turn(turn_id)
         return row
 
     def drop_reply(self) -> None:

@@ -8,6 +8,7 @@ The inspector dock and the tray plug in through ``attach_inspector`` / the app
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -41,6 +42,8 @@ HELP = (
 
 class InspectorLike(Protocol):
     def on_event(self, event: EngineEvent) -> None: ...
+
+    def show_turn(self, events: Sequence[EngineEvent]) -> None: ...
 
 
 class MainWindow(QMainWindow):
@@ -122,9 +125,14 @@ class MainWindow(QMainWindow):
         bridge.turn_failed.connect(self._on_failed)
         bridge.reset_done.connect(self._on_reset)
         bridge.busy_changed.connect(self._on_busy)
+        bridge.turn_loaded.connect(self._show_loaded_turn)
+        self.view.inspect_requested.connect(self._inspect)
         for message in bridge.engine.session.history:
             role = "nudge" if message.get("nudge") else str(message.get("role", "system"))
-            self.view.add_message(role, str(message.get("content", "")))
+            turn = message.get("turn_id", 0)
+            self.view.add_message(
+                role, str(message.get("content", "")), turn_id=turn if isinstance(turn, int) else 0
+            )
         tier = bridge.engine.voice_tier()
         self.model_label.setText(
             f"voice: {tier} tier (loads with the first message)" if tier else ""
@@ -182,6 +190,19 @@ class MainWindow(QMainWindow):
         if self.bridge is not None:
             self.bridge.reset()
 
+    def _inspect(self, turn_id: int) -> None:
+        """Reopen an earlier turn's inspector, from the log (read off the GUI thread)."""
+        if self.bridge is None or self.inspector is None or turn_id <= 0:
+            return
+        self.bridge.load_turn(self.bridge.engine.session_id, turn_id)
+
+    def _show_loaded_turn(self, events: object) -> None:
+        if self.inspector is not None and isinstance(events, list):
+            self.inspector.show_turn(events)
+            dock = getattr(self.inspector, "show", None)
+            if callable(dock):
+                dock()
+
     # ── what the turn says ────────────────────────────────────────────────
     def _on_update(self, update: object) -> None:
         if isinstance(update, EngineEvent):
@@ -201,7 +222,8 @@ class MainWindow(QMainWindow):
         model = str(getattr(result, "voice_model", "") or "")
         if model:
             self.model_label.setText(f"voice: {model.rsplit('/', 1)[-1]}")
-        if self.view.finish_reply(str(getattr(result, "reply", "") or "")) is None:
+        reply = str(getattr(result, "reply", "") or "")
+        if self.view.finish_reply(reply, int(getattr(result, "turn_id", 0) or 0)) is None:
             self.view.add_message("system", "(Rilai stays quiet this turn)")
         self._turn_over("ready")
         self._show_memory()

@@ -48,3 +48,27 @@ def test_a_nudge_from_the_daemon_appears_inline_when_there_is_no_tray(qtbot: QtB
     )  # it joins the conversation: the next reply answers it
     desktop.window.close()
     assert bridge.engine.closed
+
+
+def test_the_inspector_fills_live_and_reopens_an_earlier_turn(qtbot: QtBot) -> None:
+    from PySide6.QtCore import Qt
+
+    desktop = DesktopApp(open_fake_engine, tray_available=lambda: False, with_daemon=False)
+    qtbot.addWidget(desktop.window)
+    with qtbot.waitSignal(desktop.loader.loaded, timeout=30_000):
+        desktop.start()
+    window, inspector = desktop.window, desktop.inspector
+    for text in ("Hi, long day at work.", "And the evening was quiet."):
+        window.input.setPlainText(text)
+        qtbot.keyClick(window.input, Qt.Key.Key_Return)
+        qtbot.waitUntil(lambda: window.view.rows[-1].final, timeout=30_000)
+    assert inspector.turn_id == 2  # fed by the turn's own event stream
+    assert len(inspector.agents.rows()) >= 5
+    first_reply = window.view.rows[1]
+    assert first_reply.role == "assistant" and first_reply.turn_id == 1
+    assert first_reply.inspect_button.isVisible()
+    with qtbot.waitSignal(inspector.turn_changed, timeout=10_000):
+        qtbot.mouseClick(first_reply.inspect_button, Qt.MouseButton.LeftButton)
+    assert inspector.turn_id == 1  # read back from the log, off the GUI thread
+    assert inspector.isVisible()
+    window.close()

@@ -33,18 +33,20 @@ def main(argv: list[str]) -> int:
     from rilai_desktop.app.engine import open_engine
     from rilai_desktop.config import load_settings
     from rilai_desktop.paths import resolve_paths
-    from rilai_desktop.ui.app import build_window
+    from rilai_desktop.ui.app import DesktopApp
     from rilai_desktop.ui.theme import apply_theme
 
     app = QApplication([sys.argv[0]])
     apply_theme(app, os.environ.get("RILAI_THEME", "light"))
     paths = resolve_paths()
-    window, loader = build_window(
+    desktop = DesktopApp(
         lambda: open_engine(build_core(paths, load_settings(paths.settings_file).settings))
     )
-    window.resize(1100, 760)
-    window.show()
-    loader.start()
+    window = desktop.window
+    window.resize(1280, 800)
+    if os.environ.get("RILAI_SHOT_INSPECTOR"):
+        desktop.inspector.show()
+    desktop.start()
 
     def wait(condition, seconds: float) -> bool:  # type: ignore[no-untyped-def]
         end = time.monotonic() + seconds

@@ -37,8 +37,8 @@ from PySide6.QtCore import (
 from PySide6.QtDBus import QDBusConnection, QDBusInterface
 from PySide6.QtWidgets import QSystemTrayIcon
 
+from rilai_desktop.daemon.delivery import printable
 from rilai_desktop.daemon.ports import Nudge
-from rilai_desktop.ui.nudge_list import plain
 
 log = logging.getLogger(__name__)
 
@@ -63,7 +63,7 @@ class Notifier(Protocol):
 
 def escape_body(text: str) -> str:
     """The body as the spec's small markup subset expects it: plain, with ``& < >`` escaped."""
-    return plain(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return printable(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
 def dbus_notifications_available(bus: QDBusConnection | None = None) -> bool:
@@ -208,7 +208,7 @@ class TrayMessageNotifier(QObject):
             return False
         self._latest = (nudge, on_open)
         self._tray.showMessage(
-            APP_NAME, plain(nudge.suggestion), QSystemTrayIcon.MessageIcon.Information
+            APP_NAME, printable(nudge.suggestion), QSystemTrayIcon.MessageIcon.Information
         )
         return True
 

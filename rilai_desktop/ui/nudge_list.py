@@ -10,30 +10,19 @@ threads with a queued signal.
 
 from __future__ import annotations
 
-import unicodedata
-
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QListWidget, QListWidgetItem, QWidget
 
+from rilai_desktop.daemon.delivery import printable
 from rilai_desktop.daemon.ports import Nudge
 
 NUDGE_ROLE = Qt.ItemDataRole.UserRole + 1
 LEVEL_NAMES = {4: "notification", 3: "inline"}
 
 
-def plain(text: str) -> str:
-    """``text`` with control/format characters dropped and whitespace runs as one space."""
-    kept = "".join(
-        " " if ch.isspace() else ch
-        for ch in text
-        if ch.isspace() or unicodedata.category(ch) not in ("Cc", "Cf", "Cs")
-    )
-    return " ".join(kept.split())
-
-
 def nudge_line(nudge: Nudge) -> str:
     """One row's text: ``14:05 · <suggestion>`` in local time."""
-    return f"{nudge.at.astimezone().strftime('%H:%M')} · {plain(nudge.suggestion)}"
+    return f"{nudge.at.astimezone().strftime('%H:%M')} · {printable(nudge.suggestion)}"
 
 
 class NudgeList(QListWidget):
@@ -65,7 +54,7 @@ class NudgeList(QListWidget):
         item.setToolTip(f"{local} · level {nudge.level} ({level}) · {nudge.condition}")
         item.setData(
             Qt.ItemDataRole.AccessibleTextRole,
-            f"Check-in at {local}: {plain(nudge.suggestion)}",
+            f"Check-in at {local}: {printable(nudge.suggestion)}",
         )
         self.addItem(item)
         self.scrollToItem(item)

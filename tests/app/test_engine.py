@@ -11,56 +11,19 @@ from typing import Any
 
 import pytest
 
-from rilai_desktop.app.build import build_memory
-from rilai_desktop.app.core import build_core
-from rilai_desktop.app.engine import Engine, EngineParts, TurnCancelled
-from rilai_desktop.app.memory_bridge import MemoryBridge
-from rilai_desktop.config import load_settings
+from rilai_desktop.app.engine import Engine, TurnCancelled
 from rilai_desktop.contracts import EngineEvent, EventKind
 from rilai_desktop.contracts.clock import FakeClock
 from rilai_desktop.daemon.delivery import RecordingDelivery
 from rilai_desktop.errors import EngineClosedError
-from rilai_desktop.llm.fake import RoleModels, ScriptedLLM, agent_answer
-from rilai_desktop.paths import REPO_ROOT, resolve_paths
-from rilai_desktop.turn.factory import build_turn_runner
-from rilai_desktop.turn.prompts import Prompts
 from rilai_desktop.turn.state import VoiceDelta
-
-VOICE_REPLY = "That sounds like a full day. How are you feeling about it now?"
-
-
-class Models(RoleModels):
-    """The scripted role models, as the engine holds a router."""
-
-    def loaded_models(self) -> list[str]:
-        return ["scripted"]
-
-    def close(self) -> None:
-        self.closed = True
+from tests.fake_engine import VOICE_REPLY, open_fake_engine
 
 
 @pytest.fixture
 def engine(monkeypatch: pytest.MonkeyPatch, rilai_home: Path) -> Iterator[Engine]:
     monkeypatch.setenv("RILAI_EMBEDDING__BACKEND", "hash")
-    paths = resolve_paths()
-    core = build_core(paths, load_settings(paths.settings_file).settings)
-    memory = build_memory(core, with_models=False, auto_consolidate=False)
-    voice = ScriptedLLM(default=VOICE_REPLY)
-    models = Models(
-        voice,
-        {
-            "agents": ScriptedLLM(default=agent_answer()),
-            "council": ScriptedLLM(default={"intent": "observe", "tone": "warm"}),
-        },
-    )
-    runner = build_turn_runner(
-        events=core.event_log,
-        models=models,
-        memory=MemoryBridge(memory),
-        prompts=Prompts(REPO_ROOT / "prompts"),
-        use_judge=False,
-    )
-    engine = Engine(EngineParts(core, models, memory, runner))
+    engine = open_fake_engine()
     yield engine
     engine.close()
 

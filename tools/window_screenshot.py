@@ -3,12 +3,16 @@ typed into the input as a person would, the window grabbed once each reply is in
 
     xvfb-run -a .venv/bin/python tools/window_screenshot.py OUT_DIR "message" ["message" ...]
 
-Writes OUT_DIR/window-1.png … (one per reply). Used for the README's screenshots and to
-look at what the window shows; the e2e GUI test does the same under pytest.
+Writes OUT_DIR/window-1.png … (one per reply) and OUT_DIR/summary.json (each reply, the
+inspector's agent rows per turn, whether a system tray was there). Environment:
+RILAI_THEME (light/dark), RILAI_SHOT_INSPECTOR=1 (inspector open), RILAI_SHOT_TRAY=1 (start
+`trayer`, a tray host, in the X session first). Used for the README's screenshots, to look
+at what the window shows, and by tests/e2e/test_window_real.py.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 import tempfile
@@ -36,6 +40,16 @@ def main(argv: list[str]) -> int:
     from rilai_desktop.ui.app import DesktopApp
     from rilai_desktop.ui.theme import apply_theme
 
+    tray_host = None
+    if os.environ.get("RILAI_SHOT_TRAY"):
+        import subprocess
+
+        tray_host = subprocess.Popen(
+            ["trayer", "--edge", "top", "--align", "right", "--height", "24"],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        time.sleep(1.0)  # the tray host claims the selection before the app asks for it
     app = QApplication([sys.argv[0]])
     apply_theme(app, os.environ.get("RILAI_THEME", "light"))
     paths = resolve_paths()
@@ -60,6 +74,7 @@ def main(argv: list[str]) -> int:
     if not wait(lambda: window.bridge is not None, 180):
         print("the engine did not open", file=sys.stderr)
         return 1
+    turns: list[dict[str, object]] = []
     for n, message in enumerate(messages, 1):
         window.input.setPlainText(message)
         QTest.keyClick(window.input, Qt.Key.Key_Return)
@@ -68,7 +83,25 @@ def main(argv: list[str]) -> int:
         path = out / f"window-{n}.png"
         window.grab().save(str(path))
         print(path)
+        last = window.view.rows[-1] if window.view.rows else None
+        turns.append(
+            {
+                "message": message,
+                "reply": last.text if last is not None and last.role == "assistant" else "",
+                "inspector_turn": desktop.inspector.turn_id,
+                "inspector_agents": len(desktop.inspector.agents.rows()),
+                "screenshot": str(path),
+            }
+        )
+    summary = {
+        "turns": turns,
+        "tray_available": desktop.tray is not None,
+        "platform": QApplication.platformName(),
+    }
+    (out / "summary.json").write_text(json.dumps(summary, indent=1, ensure_ascii=False))
     window.close()
+    if tray_host is not None:
+        tray_host.terminate()
     return 0
 
 

@@ -59,7 +59,7 @@ def main(argv: list[str]) -> int:
     window = desktop.window
     window.resize(1280, 800)
     if os.environ.get("RILAI_SHOT_INSPECTOR"):
-        desktop.inspector.show()
+        desktop.open_inspector()
     desktop.start()
 
     def wait(condition, seconds: float) -> bool:  # type: ignore[no-untyped-def]
@@ -88,8 +88,10 @@ def main(argv: list[str]) -> int:
             {
                 "message": message,
                 "reply": last.text if last is not None and last.role == "assistant" else "",
-                "inspector_turn": desktop.inspector.turn_id,
-                "inspector_agents": len(desktop.inspector.agents.rows()),
+                "inspector_turn": desktop.inspector.turn_id if desktop.inspector else None,
+                "inspector_agents": len(desktop.inspector.agents.rows())
+                if desktop.inspector
+                else 0,
                 "screenshot": str(path),
             }
         )

@@ -15,22 +15,20 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QObject, Qt, Signal
-from PySide6.QtWidgets import QApplication, QDockWidget, QSystemTrayIcon
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
+from PySide6.QtWidgets import QApplication, QDockWidget, QSystemTrayIcon, QWidget
 
 from rilai_desktop.errors import RilaiError
 from rilai_desktop.ui.bridge import EngineBridge
-from rilai_desktop.ui.inspector import Inspector
 from rilai_desktop.ui.main_window import MainWindow
-from rilai_desktop.ui.notifications import desktop_notifier
 from rilai_desktop.ui.nudge_list import NudgeList
-from rilai_desktop.ui.single_instance import Claim, SingleInstance
 from rilai_desktop.ui.theme import apply_theme
 from rilai_desktop.ui.tray import Tray, TrayDelivery, app_icon
 
 if TYPE_CHECKING:
     from rilai_desktop.app.engine import Engine
     from rilai_desktop.daemon.ports import Nudge
+    from rilai_desktop.ui.inspector import Inspector
 
 log = logging.getLogger(__name__)
 
@@ -58,10 +56,28 @@ class EngineLoader(QObject):
         threading.Thread(target=run, name="rilai-ui-load", daemon=True).start()
 
 
+class _FirstPaint(QObject):
+    """Calls ``then`` once, on the event loop's turn after ``widget`` first paints."""
+
+    def __init__(self, widget: QWidget, then: Callable[[], None]) -> None:
+        super().__init__(widget)
+        self._then: Callable[[], None] | None = then
+        widget.installEventFilter(self)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.Paint and self._then is not None:
+            then, self._then = self._then, None
+            QTimer.singleShot(0, then)
+        return False
+
+
 class DesktopApp(QObject):
-    """The window with what lives beside it: the check-ins list (a dock), the tray where one
-    exists, the nudges the daemon inside the app delivers (``TrayDelivery``), and the
-    loader that opens the Engine and starts the daemon off the GUI thread."""
+    """The window with what lives beside it: the inspector (built after the first paint),
+    the check-ins list (a dock), the tray where one exists, the nudges the daemon inside the
+    app delivers (``TrayDelivery``), and the loader that opens the Engine and starts the
+    daemon off the GUI thread."""
+
+    inspector_ready = Signal()
 
     def __init__(
         self,
@@ -72,9 +88,10 @@ class DesktopApp(QObject):
     ) -> None:
         super().__init__()
         self.window = MainWindow()
-        self.inspector = Inspector(self.window)
-        self.window.attach_inspector(self.inspector, self.inspector)
-        self.inspector.hide()
+        # the inspector (and the contracts it reads) loads after the window's first paint
+        self.inspector: Inspector | None = None
+        self._inspector_wanted = False
+        self._painted = _FirstPaint(self.window, self._after_first_paint)
         self.nudge_list = NudgeList()
         dock = QDockWidget("Check-ins", self.window)
         dock.setObjectName("check-ins")
@@ -108,12 +125,28 @@ class DesktopApp(QObject):
         self.loader.failed.connect(lambda m: self.window.set_ready(False, f"not ready: {m}"))
         self._tray_pending = available  # the tray is made once the Engine is there
 
+    def _after_first_paint(self) -> None:
+        from rilai_desktop.ui.inspector import Inspector
+
+        self.inspector = Inspector(self.window)
+        self.window.attach_inspector(self.inspector, self.inspector)
+        self.inspector.setVisible(self._inspector_wanted)
+        self.inspector_ready.emit()
+
+    def open_inspector(self) -> None:
+        """Show the inspector (now, or as soon as it is built)."""
+        self._inspector_wanted = True
+        if self.inspector is not None:
+            self.inspector.show()
+
     def _attach(self, engine: object) -> None:
         bridge = EngineBridge(engine)  # type: ignore[arg-type]
         self.window.attach(bridge)
         if self.daemon_note:
             self.window.view.add_message("system", self.daemon_note)
         if self._tray_pending:
+            from rilai_desktop.ui.notifications import desktop_notifier
+
             self.tray = Tray(bridge.engine.nudges, parent=self)
             self.delivery.notifier = desktop_notifier(self.tray, self)
             self.tray.open_requested.connect(self._raise)
@@ -171,6 +204,8 @@ def run_window(
         app.setWindowIcon(app_icon())
     instance = None
     if data_dir is not None:
+        from rilai_desktop.ui.single_instance import Claim, SingleInstance
+
         instance = SingleInstance(data_dir)
         claim = instance.claim(list(argv or sys.argv[1:]))
         if claim is not Claim.PRIMARY:

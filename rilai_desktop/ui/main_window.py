@@ -24,13 +24,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from rilai_desktop.contracts import EngineEvent, EventKind
 from rilai_desktop.ui.conversation import ConversationView
 from rilai_desktop.ui.message_input import MessageInput
 
 if TYPE_CHECKING:
     from PySide6.QtWidgets import QDockWidget
 
+    from rilai_desktop.contracts import EngineEvent
     from rilai_desktop.ui.bridge import EngineBridge
 
 HELP = (
@@ -205,11 +205,14 @@ class MainWindow(QMainWindow):
 
     # ── what the turn says ────────────────────────────────────────────────
     def _on_update(self, update: object) -> None:
-        if isinstance(update, EngineEvent):
+        # EngineEvents carry a kind, VoiceDeltas reply text (the contracts are not imported
+        # here: the window paints before pydantic loads)
+        kind = getattr(update, "kind", None)
+        if kind is not None:
             if self.inspector is not None:
-                self.inspector.on_event(update)
-            if update.kind is EventKind.TURN_STAGE_CHANGED:
-                self._stage = str(update.payload.get("stage", ""))
+                self.inspector.on_event(update)  # type: ignore[arg-type]
+            if str(kind) == "turn_stage_changed":
+                self._stage = str(getattr(update, "payload", {}).get("stage", ""))
                 self._stage_started = time.monotonic()
                 self._tick.start()
                 self._show_elapsed()

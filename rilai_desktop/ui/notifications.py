@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from typing import Any, Final, Protocol
+from typing import TYPE_CHECKING, Any, Final, Protocol
 
 from PySide6.QtCore import (
     Q_ARG,
@@ -37,8 +37,9 @@ from PySide6.QtCore import (
 from PySide6.QtDBus import QDBusConnection, QDBusInterface
 from PySide6.QtWidgets import QSystemTrayIcon
 
-from rilai_desktop.daemon.delivery import printable
-from rilai_desktop.daemon.ports import Nudge
+if TYPE_CHECKING:
+    from rilai_desktop.daemon.ports import Nudge
+
 
 log = logging.getLogger(__name__)
 
@@ -63,7 +64,7 @@ class Notifier(Protocol):
 
 def escape_body(text: str) -> str:
     """The body as the spec's small markup subset expects it: plain, with ``& < >`` escaped."""
-    return printable(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return _printable(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
 def dbus_notifications_available(bus: QDBusConnection | None = None) -> bool:
@@ -208,7 +209,7 @@ class TrayMessageNotifier(QObject):
             return False
         self._latest = (nudge, on_open)
         self._tray.showMessage(
-            APP_NAME, printable(nudge.suggestion), QSystemTrayIcon.MessageIcon.Information
+            APP_NAME, _printable(nudge.suggestion), QSystemTrayIcon.MessageIcon.Information
         )
         return True
 
@@ -228,3 +229,11 @@ def desktop_notifier(
     if dbus_notifications_available():
         return DBusNotifier(fallback, parent=parent)
     return fallback
+
+
+def _printable(text: str) -> str:
+    """The daemon's printable() (control characters dropped), imported when a nudge is
+    shown: the window paints before the contracts load."""
+    from rilai_desktop.daemon.delivery import printable
+
+    return printable(text)

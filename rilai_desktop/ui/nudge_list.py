@@ -10,11 +10,14 @@ threads with a queued signal.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QListWidget, QListWidgetItem, QWidget
 
-from rilai_desktop.daemon.delivery import printable
-from rilai_desktop.daemon.ports import Nudge
+if TYPE_CHECKING:
+    from rilai_desktop.daemon.ports import Nudge
+
 
 NUDGE_ROLE = Qt.ItemDataRole.UserRole + 1
 LEVEL_NAMES = {4: "notification", 3: "inline"}
@@ -22,7 +25,7 @@ LEVEL_NAMES = {4: "notification", 3: "inline"}
 
 def nudge_line(nudge: Nudge) -> str:
     """One row's text: ``14:05 · <suggestion>`` in local time."""
-    return f"{nudge.at.astimezone().strftime('%H:%M')} · {printable(nudge.suggestion)}"
+    return f"{nudge.at.astimezone().strftime('%H:%M')} · {_printable(nudge.suggestion)}"
 
 
 class NudgeList(QListWidget):
@@ -54,7 +57,7 @@ class NudgeList(QListWidget):
         item.setToolTip(f"{local} · level {nudge.level} ({level}) · {nudge.condition}")
         item.setData(
             Qt.ItemDataRole.AccessibleTextRole,
-            f"Check-in at {local}: {printable(nudge.suggestion)}",
+            f"Check-in at {local}: {_printable(nudge.suggestion)}",
         )
         self.addItem(item)
         self.scrollToItem(item)
@@ -73,3 +76,11 @@ class NudgeList(QListWidget):
         nudge = item.data(NUDGE_ROLE)
         if nudge is not None:
             self.nudge_activated.emit(nudge)
+
+
+def _printable(text: str) -> str:
+    """The daemon's printable() (control characters dropped), imported when a nudge is
+    shown: the window paints before the contracts load."""
+    from rilai_desktop.daemon.delivery import printable
+
+    return printable(text)

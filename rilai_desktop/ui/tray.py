@@ -27,16 +27,18 @@ import threading
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any, Final, Protocol
+from typing import TYPE_CHECKING, Any, Final, Protocol
 
 from PySide6.QtCore import QObject, Qt, QThread, QThreadPool, Signal, Slot
 from PySide6.QtGui import QAction, QIcon
 from PySide6.QtWidgets import QMenu, QSystemTrayIcon
 
-from rilai_desktop.daemon.ports import Nudge
 from rilai_desktop.paths import REPO_ROOT
-from rilai_desktop.ui.notifications import Notifier
 from rilai_desktop.ui.nudge_list import NudgeList
+
+if TYPE_CHECKING:
+    from rilai_desktop.daemon.ports import Nudge
+    from rilai_desktop.ui.notifications import Notifier
 
 ICON_PATH: Final = REPO_ROOT / "resources" / "icons" / "rilai.svg"
 L3_INLINE: Final = 3

@@ -57,7 +57,10 @@ def test_the_inspector_fills_live_and_reopens_an_earlier_turn(qtbot: QtBot) -> N
     qtbot.addWidget(desktop.window)
     with qtbot.waitSignal(desktop.loader.loaded, timeout=30_000):
         desktop.start()
+    if desktop.inspector is None:  # built after the window's first paint
+        qtbot.waitSignal(desktop.inspector_ready, timeout=10_000).wait()
     window, inspector = desktop.window, desktop.inspector
+    assert inspector is not None
     for text in ("Hi, long day at work.", "And the evening was quiet."):
         window.input.setPlainText(text)
         qtbot.keyClick(window.input, Qt.Key.Key_Return)

@@ -112,6 +112,10 @@ def dispatch(args: argparse.Namespace, builders: Builders | None = None) -> int:
                 from rilai_desktop.cli.bench import memory as memory_bench
 
                 return memory_bench.run(args, ctx)
+            if args.name == "ui":
+                from rilai_desktop.cli.bench import ui as ui_bench
+
+                return ui_bench.run(args, ctx)
             if args.name == "turn":
                 from rilai_desktop.cli.bench import turn as turn_bench
 

@@ -93,13 +93,6 @@ class DesktopApp(QObject):
         self._inspector_wanted = False
         self._painted = _FirstPaint(self.window, self._after_first_paint)
         self.nudge_list = NudgeList()
-        dock = QDockWidget("Check-ins", self.window)
-        dock.setObjectName("check-ins")
-        dock.setAccessibleName("Check-ins: the nudges Rilai sent")
-        dock.setWidget(self.nudge_list)
-        self.window.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, dock)
-        dock.hide()
-        self.window.view_menu.addAction(dock.toggleViewAction())
         self.tray: Tray | None = None
         available = tray_available()
         self.delivery = TrayDelivery(
@@ -127,6 +120,14 @@ class DesktopApp(QObject):
 
     def _after_first_paint(self) -> None:
         from rilai_desktop.ui.inspector import Inspector
+
+        dock = QDockWidget("Check-ins", self.window)
+        dock.setObjectName("check-ins")
+        dock.setAccessibleName("Check-ins: the nudges Rilai sent")
+        dock.setWidget(self.nudge_list)
+        self.window.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, dock)
+        dock.hide()
+        self.window.view_menu.addAction(dock.toggleViewAction())
 
         self.inspector = Inspector(self.window)
         self.window.attach_inspector(self.inspector, self.inspector)

@@ -161,3 +161,40 @@ def test_every_focusable_control_has_an_accessible_name(qtbot: QtBot, window: Ma
         if w.focusPolicy() != Qt.FocusPolicy.NoFocus and w.isVisible() and not w.accessibleName()
     ]
     assert unnamed == []
+
+
+def test_a_100_kb_paste_and_control_characters_lose_nothing(
+    qtbot: QtBot, window: MainWindow
+) -> None:
+    assert window.bridge is not None
+    huge = ("I keep thinking about the move. " * 3200)[:100_000]
+    _say(qtbot, window, huge)
+    qtbot.waitUntil(lambda: window.view.rows[-1].final, timeout=60_000)
+    assert window.view.rows[0].text == huge  # shown as pasted
+    assert window.view.rows[-1].text == VOICE_REPLY
+    _say(qtbot, window, "bell\x07 nul\x00 escape\x1b[31m red \ufeff end")
+    qtbot.waitUntil(
+        lambda: len(window.view.rows) == 4 and window.view.rows[-1].final, timeout=30_000
+    )
+    log = window.bridge.engine.parts.core.event_log
+    started = log.events(kind=EventKind.TURN_STARTED)
+    assert len(started) == 2  # both turns are in the log
+    assert "\x00" not in started[1].payload["user_input"]  # cleaned before the turn
+
+
+def test_a_broken_voice_model_still_gets_a_reply_and_the_window_goes_on(qtbot: QtBot) -> None:
+    from rilai_desktop.llm.errors import ModelFileCorruptError
+
+    def broken(_request: Any) -> str:
+        raise ModelFileCorruptError("the GGUF file is truncated")
+
+    win = MainWindow(EngineBridge(open_fake_engine(ScriptedLLM(default=broken))))
+    qtbot.addWidget(win)
+    _say(qtbot, win, "Are you there?")
+    qtbot.waitUntil(
+        lambda: win.view.rows[-1].role != "assistant" or win.view.rows[-1].final, timeout=30_000
+    )
+    last = win.view.rows[-1]
+    assert last.text.strip()  # a fallback reply or a plain note, never a blank or a crash
+    assert win.input.isEnabled() and win.send_button.text() == "Send"
+    win.close()

@@ -107,9 +107,10 @@ class MainWindow(QMainWindow):
         self.zoom_in_action = action("Larger text", "Ctrl+=", lambda: self.zoom(1))
         self.zoom_out_action = action("Smaller text", "Ctrl+-", lambda: self.zoom(-1))
         self.export_action = action("Export conversation…", "Ctrl+E", self.export_markdown)
+        self.settings_action = action("Settings…", "Ctrl+,", self.open_settings)
         self.quit_action = action("Quit", "Ctrl+Q", self.close)
         menu = self.menuBar().addMenu("&Conversation")
-        for act in (self.new_action, self.export_action, self.quit_action):
+        for act in (self.new_action, self.export_action, self.settings_action, self.quit_action):
             menu.addAction(act)
         view = self.menuBar().addMenu("&View")
         for act in (self.zoom_in_action, self.zoom_out_action):
@@ -267,6 +268,19 @@ class MainWindow(QMainWindow):
         except Exception:
             return
         self.memory_label.setText(f"memory: {stats.total_items} items")
+
+    def open_settings(self) -> None:
+        """The settings dialog over the Engine's settings (the one settings file)."""
+        if self.bridge is None:
+            return
+        from rilai_desktop.ui.settings_dialog import SettingsDialog
+
+        engine = self.bridge.engine
+        dialog = SettingsDialog(engine.settings, engine.parts.core.paths.data_dir, self)
+        if dialog.exec():
+            self.statusBar().showMessage(
+                "Settings saved; the theme and threads apply at the next start", 8000
+            )
 
     # ── view ──────────────────────────────────────────────────────────────
     def zoom(self, step: int) -> None:

@@ -163,11 +163,14 @@ class DesktopApp(QObject):
             self.window.bridge.engine.note_nudge_shown(nudge.suggestion)
 
     def _open_at(self, nudge: Nudge) -> None:
+        """A notification (or the check-ins list) was activated: the window comes forward
+        at that nudge; one the conversation does not show yet joins it there."""
         self._raise()
-        for row in reversed(self.window.view.rows):
-            if row.text == nudge.suggestion:
-                self.window.view.ensureWidgetVisible(row)
-                break
+        row = next((r for r in reversed(self.window.view.rows) if r.text == nudge.suggestion), None)
+        if row is None:
+            self._show_inline(nudge)
+            row = self.window.view.rows[-1]
+        self.window.view.ensureWidgetVisible(row)
 
     def _raise(self) -> None:
         self.window.showNormal()

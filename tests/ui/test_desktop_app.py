@@ -75,3 +75,36 @@ def test_the_inspector_fills_live_and_reopens_an_earlier_turn(qtbot: QtBot) -> N
     assert inspector.turn_id == 1  # read back from the log, off the GUI thread
     assert inspector.isVisible()
     window.close()
+
+
+class FakeNotifier:
+    """Stands in for the desktop's notification server: keeps the Open callbacks."""
+
+    def __init__(self) -> None:
+        self.shown: list[tuple[Nudge, object]] = []
+
+    def notify(self, nudge: Nudge, on_open: object) -> bool:
+        self.shown.append((nudge, on_open))
+        return True
+
+
+def test_activating_a_notification_opens_the_conversation_at_the_nudge(qtbot: QtBot) -> None:
+    desktop = DesktopApp(open_fake_engine, tray_available=lambda: True)
+    qtbot.addWidget(desktop.window)
+    with qtbot.waitSignal(desktop.loader.loaded, timeout=30_000):
+        desktop.start()
+    notifier = FakeNotifier()
+    desktop.delivery.notifier = notifier
+    worker = threading.Thread(target=lambda: desktop.delivery.deliver(_nudge("Still up?", 4)))
+    worker.start()
+    qtbot.waitUntil(lambda: bool(notifier.shown), timeout=10_000)
+    worker.join()
+    assert all(r.text != "Still up?" for r in desktop.window.view.rows)  # a notification
+    desktop.window.showMinimized()
+    _nudge_shown, on_open = notifier.shown[0]
+    with qtbot.waitSignal(desktop.delivery.open_requested, timeout=10_000):
+        on_open()  # type: ignore[operator]  # the person clicks "Open"
+    assert not desktop.window.isMinimized()
+    last = desktop.window.view.rows[-1]
+    assert (last.role, last.text) == ("nudge", "Still up?")
+    desktop.window.close()

@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import os
 import stat
 from collections.abc import Mapping
@@ -49,6 +50,18 @@ class Paths:
         return self.data_dir / "categories"
 
     models_override: Path | None = None
+
+    def scratch(self, home: Path) -> Paths:
+        """These paths with the data and logs under ``home`` (an empty folder of its own)
+        and the same settings, cache and models: what benches and evaluations open a fresh
+        Rilai in, without touching the person's data."""
+        return dataclasses.replace(
+            self,
+            data_dir=home / "data",
+            log_dir=home / "logs",
+            home_override=home,
+            models_override=self.models_dir,
+        )
 
     @property
     def models_dir(self) -> Path:

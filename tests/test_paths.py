@@ -215,3 +215,15 @@ def test_data_dir_error_is_json_serialisable(tmp_path: Path) -> None:
     data = json.loads(json.dumps(info.value.to_dict()))
     assert data["code"] == "RIL-002"
     assert data["name"] == "DataDirError"
+
+
+def test_scratch_paths_keep_settings_cache_and_models_but_not_data(tmp_path: Path) -> None:
+    from rilai_desktop.paths import resolve_paths
+
+    paths = resolve_paths()
+    scratch = paths.scratch(tmp_path / "bench")
+    assert scratch.data_dir == tmp_path / "bench" / "data"
+    assert scratch.log_dir == tmp_path / "bench" / "logs"
+    assert scratch.db_path.parent == scratch.data_dir
+    assert (scratch.config_dir, scratch.cache_dir) == (paths.config_dir, paths.cache_dir)
+    assert scratch.models_dir == paths.models_dir  # the installed models, not data/models

@@ -243,13 +243,7 @@ class FreshConversations:
 
         self._opened += 1
         home = self.root / f"conversation-{self._opened:03d}"
-        paths = dataclasses.replace(
-            self.paths,
-            data_dir=home / "data",
-            log_dir=home / "logs",
-            home_override=home,
-            models_override=self.paths.models_dir,
-        )
+        paths = self.paths.scratch(home)
         core = build_core(paths, self.settings)
         memory = build_memory(
             core, router=self.router, auto_consolidate=False, embedder=self._embedder

@@ -96,15 +96,7 @@ def run(args: Namespace, ctx: Context) -> int:
 
     count = max(1, min(int(getattr(args, "messages", 20) or 20), len(MESSAGES)))
     with tempfile.TemporaryDirectory(prefix="rilai-bench-turn-") as tmp:
-        paths = ctx.paths
-        bench_paths = type(paths)(
-            data_dir=Path(tmp) / "data",
-            config_dir=paths.config_dir,
-            cache_dir=paths.cache_dir,
-            log_dir=Path(tmp) / "logs",
-            home_override=Path(tmp),
-            models_override=paths.models_dir,
-        )
+        bench_paths = ctx.paths.scratch(Path(tmp))
         core = build_core(bench_paths, ctx.loaded.settings)
         engine = open_engine(core)
         try:

@@ -82,15 +82,7 @@ def run(args: Namespace, ctx: Context) -> int:
     repeats = max(3, int(getattr(args, "repeats", 3) or 3) * 3)
     start = measure_start(repeats)
     with tempfile.TemporaryDirectory(prefix="rilai-bench-ui-") as tmp:
-        paths = ctx.paths
-        bench_paths = type(paths)(
-            data_dir=Path(tmp) / "data",
-            config_dir=paths.config_dir,
-            cache_dir=paths.cache_dir,
-            log_dir=Path(tmp) / "logs",
-            home_override=Path(tmp),
-            models_override=paths.models_dir,
-        )
+        bench_paths = ctx.paths.scratch(Path(tmp))
 
         def opened() -> Engine:
             return open_engine(build_core(bench_paths, ctx.loaded.settings))

@@ -11,7 +11,6 @@ The exit code is 0 whether or not the bars pass; 2 for a missing or malformed fi
 
 from __future__ import annotations
 
-import dataclasses
 import shutil
 import sys
 import tempfile
@@ -41,13 +40,7 @@ class _ScratchSearcher:
         from rilai_desktop.app.core import build_core
 
         home = root / f"memory-{number:02d}"
-        paths = dataclasses.replace(
-            ctx.paths,
-            data_dir=home / "data",
-            log_dir=home / "logs",
-            home_override=home,
-            models_override=ctx.paths.models_dir,
-        )
+        paths = ctx.paths.scratch(home)
         self.core = build_core(paths, ctx.loaded.settings)
         self.memory = build_memory(
             self.core,

@@ -563,3 +563,13 @@ def test_their_words_under_another_verb_are_still_their_life() -> None:
     assert "identity" not in kinds(
         check_reply(fine, user_text="what did I say?", earlier_user_texts=[said])
     )
+
+
+def test_a_reply_that_breaks_into_another_script_is_unfinished() -> None:
+    # the real 1.5B voice, in the full eval: "Could you say a bit更多 about what happened?"
+    broken = "I'm sorry to hear that. Could you say a bit更多 about what happened?"
+    assert "unfinished" in kinds(check_reply(broken, user_text="my day was awful."))
+    # the person writes in that script: answering in it is fine
+    assert "unfinished" not in kinds(
+        check_reply("你好！今天怎么样？", user_text="你好，我今天很累。")
+    )

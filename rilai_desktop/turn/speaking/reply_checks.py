@@ -219,7 +219,9 @@ def check_reply(
     found: list[ReplyFinding] = []
     found += _leaks(text, theirs, private_texts)
     found += _loops(text)
-    found += _unfinished(text)
+    found += _unfinished(text) or _garbled(
+        text, " ".join([theirs, *(t for t in earlier_user_texts if isinstance(t, str))])
+    )
     found += _mood(text, theirs, sensors or {})
     found += [ReplyFinding("help_desk", f"help-desk line: {h.phrase!r}") for h in
               P.find(HELP_DESK, text, negation="none")[:2]]  # fmt: skip
@@ -319,6 +321,27 @@ def ends_a_sentence(text: str) -> bool:
         return True
     tail = tail.rstrip(_CLOSERS + " ")
     return bool(tail) and tail[-1] in _FINAL
+
+
+def _cjk(ch: str) -> bool:
+    code = ord(ch)
+    return (
+        0x3040 <= code <= 0x30FF  # hiragana, katakana
+        or 0x3400 <= code <= 0x9FFF  # CJK ideographs
+        or 0xAC00 <= code <= 0xD7AF  # hangul
+        or 0xF900 <= code <= 0xFAFF
+    )
+
+
+def _garbled(text: str, theirs: str) -> list[ReplyFinding]:
+    """Words in a script the person never wrote in ("Could you say a bit更多 about…": the
+    Qwen voice slips into Chinese mid-sentence) — a reply broken off into another language."""
+    if any(_cjk(ch) for ch in theirs):
+        return []
+    foreign = "".join(ch for ch in text if _cjk(ch))
+    if foreign:
+        return [ReplyFinding("unfinished", f"breaks into another script: {foreign[:20]!r}")]
+    return []
 
 
 def _unfinished(text: str) -> list[ReplyFinding]:

@@ -151,7 +151,7 @@ class TurnRunner:
                     "There is no finished turn to take back in this conversation",
                     recovery_suggestions=["Send a message first"],
                 )
-            turn_id, text = last
+            turn_id = last[0]
             payload = {"turn_id": turn_id, "reason": reason}
             self.events.append(self.session_id, 0, EventKind.TURN_RETRACTED, payload)
             self.session.retract(turn_id)

@@ -4,6 +4,8 @@
   at once: its ``updates()`` stream every logged event of the turn and every reply piece,
   ``cancel()`` ends the turn at its next stage boundary or reply piece (TURN_ABORTED,
   reason "cancelled", is logged), ``result()`` waits for the TurnResult;
+- ``regenerate()`` / ``edit_last(text)`` take the last turn back (TURN_RETRACTED; its events
+  stay in the log) and run it again / send ``text`` in its place, handled like ``send``;
 - ``reset()`` starts a new conversation (memory and stance stay);
 - ``subscribe(callback)`` receives every event the log stores — turns, daemon ticks, nudges,
   memory changes — from one bus fed by the log itself;
@@ -155,6 +157,45 @@ class Engine:
         """Queue one turn; ``on_update`` (optional) is called on the worker thread with each
         update, besides the handle's ``updates()`` stream; ``on_done`` once the turn has
         ended (finished, cancelled or failed: ask the handle), also on the worker thread."""
+        return self._queue_turn(text, lambda: text, on_update, on_done)
+
+    def regenerate(
+        self,
+        on_update: Callable[[Update], None] | None = None,
+        on_done: Callable[[TurnHandle], None] | None = None,
+    ) -> TurnHandle:
+        """Take the last turn back (TURN_RETRACTED) and run its message again: a new turn
+        id, the same words. One job on the worker, so nothing runs in between; the handle
+        reports as ``send``'s does (a RilaiError when there is no turn to take back)."""
+        runner = self._parts.runner
+        return self._queue_turn(
+            "", lambda: runner.retract_last("regenerate")[1], on_update, on_done
+        )
+
+    def edit_last(
+        self,
+        text: str,
+        on_update: Callable[[Update], None] | None = None,
+        on_done: Callable[[TurnHandle], None] | None = None,
+    ) -> TurnHandle:
+        """Take the last turn back (TURN_RETRACTED, reason "edit") and send ``text`` in its
+        place, in one job on the worker; the handle reports as ``send``'s does."""
+        runner = self._parts.runner
+
+        def prepare() -> str:
+            runner.retract_last("edit")
+            return text
+
+        return self._queue_turn(text, prepare, on_update, on_done)
+
+    def _queue_turn(
+        self,
+        text: str,
+        prepare: Callable[[], str],
+        on_update: Callable[[Update], None] | None,
+        on_done: Callable[[TurnHandle], None] | None,
+    ) -> TurnHandle:
+        """One job on the worker: ``prepare`` (on the worker: what to say), then the turn."""
         self._check_open()
         handle = TurnHandle(text, on_update, on_done)
         runner = self._parts.runner
@@ -164,7 +205,8 @@ class Engine:
                 handle._finish(None, TurnCancelled(0, "queued"))
                 return
             try:
-                result = runner.run_turn(text, handle._deliver, handle.cancel_event)
+                handle.text = prepare()
+                result = runner.run_turn(handle.text, handle._deliver, handle.cancel_event)
             except BaseException as exc:
                 handle._finish(None, exc)
             else:

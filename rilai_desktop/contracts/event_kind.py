@@ -1,5 +1,5 @@
 """Every event kind, by lifecycle stage: seed 000's, seed 003's ``memory.*`` ones, and ours
-(``TURN_ABORTED``, ``memory.item_updated``, ``memory.index_rebuilt``).
+(``TURN_ABORTED``, ``TURN_RETRACTED``, ``memory.item_updated``, ``memory.index_rebuilt``).
 
 Its own module so that ``events.py`` (the envelope) and ``payloads.py`` (a typed payload
 per kind) can both import it without importing each other.
@@ -18,6 +18,7 @@ class EventKind(StrEnum):
     TURN_STAGE_CHANGED = "turn_stage_changed"
     TURN_COMPLETED = "turn_completed"
     TURN_ABORTED = "turn_aborted"  # ours: a partial turn found on open
+    TURN_RETRACTED = "turn_retracted"  # ours: regenerate / edit took a finished turn back
     # sensors
     SENSORS_FAST_UPDATED = "sensors_fast_updated"
     SENSORS_ENSEMBLE_UPDATED = "sensors_ensemble_updated"

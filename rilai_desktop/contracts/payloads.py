@@ -7,7 +7,7 @@ allowed (a later stage may add detail), missing or mistyped documented keys are 
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
@@ -37,6 +37,15 @@ class TurnAborted(Payload):
     reason: str
     last_seq: int = Field(ge=0)
     stage: str | None = None  # ours: where a cancelled turn stopped
+
+
+class TurnRetracted(Payload):
+    """Ours: the person took a finished turn back (regenerate the reply, or edit the
+    message). Logged at turn 0 of the session, naming the turn; the turn's own events stay
+    in the log, only the conversation projections leave it out."""
+
+    turn_id: int = Field(ge=1)
+    reason: Literal["regenerate", "edit"]
 
 
 class SensorsFastUpdated(Payload):
@@ -246,6 +255,7 @@ PAYLOAD_MODELS: dict[EventKind, type[Payload]] = {
     EventKind.TURN_STAGE_CHANGED: TurnStageChanged,
     EventKind.TURN_COMPLETED: TurnCompleted,
     EventKind.TURN_ABORTED: TurnAborted,
+    EventKind.TURN_RETRACTED: TurnRetracted,
     EventKind.SENSORS_FAST_UPDATED: SensorsFastUpdated,
     EventKind.AGENT_STARTED: AgentStarted,
     EventKind.AGENT_COMPLETED: AgentCompleted,

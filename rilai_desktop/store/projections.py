@@ -1,7 +1,8 @@
 """Read models folded from the event log. They hold no truth of their own: each can be
 rebuilt at any time by replaying the log (``Projection.rebuild(log.replay_all())``).
 
-- Conversation: the user and assistant messages, in order (aborted turns flagged).
+- Conversation: the user and assistant messages, in order (aborted turns flagged; a turn
+  that TURN_RETRACTED names leaves it, its events stay in the log).
 - Analytics: tokens and latency per model, time per turn.
 - Debug: per-turn agent traces, stage timings and errors.
 """
@@ -85,6 +86,13 @@ class ConversationProjection:
             opened = self._open.pop(key, None)
             if opened is not None:
                 opened.aborted = True
+        elif event.kind is EventKind.TURN_RETRACTED:
+            gone = event.payload.get("turn_id")
+            self.messages = [
+                m
+                for m in self.messages
+                if not (m.session_id == event.session_id and m.turn_id == gone)
+            ]
 
     def recent(self, n: int, *, include_aborted: bool = False) -> list[Message]:
         msgs = [m for m in self.messages if include_aborted or not m.aborted]

@@ -30,6 +30,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from rilai_desktop.contracts import EngineEvent, EventKind
+from rilai_desktop.errors import RilaiError
 from rilai_desktop.turn.agents.context import turn_context
 from rilai_desktop.turn.agents.stage import WaveStage
 from rilai_desktop.turn.commit import plan_commit
@@ -136,6 +137,27 @@ class TurnRunner:
         )
         self._new_session = True
         return self.session.session_id
+
+    def retract_last(self, reason: str) -> tuple[int, str]:
+        """Take the last turn back (``reason``: "regenerate" or "edit"): TURN_RETRACTED is
+        logged at turn 0 and its message and reply leave the conversation; its events stay
+        in the log (the inspector still opens it). Returns (its turn id, its text). What it
+        committed to memory and its stance change stay: the person did say it. A RilaiError
+        when there is no finished turn to take back."""
+        with self._lock:
+            last = self.session.last_exchange()
+            if last is None:
+                raise RilaiError(
+                    "There is no finished turn to take back in this conversation",
+                    recovery_suggestions=["Send a message first"],
+                )
+            turn_id = last[0]
+            payload = {"turn_id": turn_id, "reason": reason}
+            self.events.append(self.session_id, 0, EventKind.TURN_RETRACTED, payload)
+            self.session.retract(turn_id)
+            if self.last_result is not None and self.last_result.turn_id == turn_id:
+                self.last_result = None
+            return last
 
     # ── running ────────────────────────────────────────────────────────────
     def run(self, text: str) -> Iterator[Update]:

@@ -1,7 +1,8 @@
 """What a turn inherits from earlier turns, rebuilt from the event log (the truth).
 
 - the conversation: TURN_STARTED user_input and TURN_COMPLETED response, this session only
-  (``/reset`` starts a new session: memory stays, the conversation starts over);
+  (``/reset`` starts a new session: memory stays, the conversation starts over); a turn a
+  TURN_RETRACTED names (regenerate, edit-and-resend) leaves it — the log keeps its events;
 - the stance and the modulators (any session: Rilai's state carries over): the newest of
   STANCE_UPDATED (``current``) / MODULATORS_DECAYED (``stance.*.after``) for the stance, and
   of MODULATORS_UPDATED / MODULATORS_DECAYED (``modulators.*.after``) for the modulators,
@@ -59,6 +60,23 @@ class SessionState:
         if reply:
             self.history.append({"role": "assistant", "content": reply, "turn_id": turn_id})
         del self.history[:-HISTORY_KEEP]
+
+    def retract(self, turn_id: int) -> None:
+        """The turn's message and reply leave the conversation (nudges stay)."""
+        self.history[:] = [m for m in self.history if m.get("nudge") or m.get("turn_id") != turn_id]
+
+    def last_exchange(self) -> tuple[int, str] | None:
+        """(turn id, the person's words) of the conversation's last turn, or None when
+        there is none or the conversation ends with a check-in (a nudge came after it)."""
+        if not self.history or self.history[-1].get("nudge"):
+            return None
+        turn_id = self.history[-1].get("turn_id")
+        if not isinstance(turn_id, int) or turn_id <= 0:
+            return None
+        for message in reversed(self.history):
+            if message.get("role") == "user" and message.get("turn_id") == turn_id:
+                return turn_id, str(message.get("content", ""))
+        return None
 
     def add_nudge(self, text: str, turn_id: int = 0) -> None:
         """A nudge the person saw, as an assistant message (its reply answers it)."""
@@ -172,6 +190,7 @@ def restore(events: EventStore, session_id: str) -> SessionState:
             EventKind.TURN_STARTED,
             EventKind.TURN_COMPLETED,
             EventKind.TURN_ABORTED,
+            EventKind.TURN_RETRACTED,
             EventKind.PROACTIVE_NUDGE,
         ],
     ):
@@ -213,6 +232,10 @@ def _apply_conversation(state: SessionState, started: dict[int, str], event: Eng
         state.add_exchange(started.pop(event.turn_id), str(reply or ""), event.turn_id)
     elif event.kind is EventKind.TURN_ABORTED:
         started.pop(event.turn_id, None)
+    elif event.kind is EventKind.TURN_RETRACTED:
+        retracted = event.payload.get("turn_id")
+        if isinstance(retracted, int):
+            state.retract(retracted)
     elif (text := nudge_text(event)) is not None:
         state.add_nudge(text, event.turn_id)
 

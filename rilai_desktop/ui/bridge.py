@@ -26,7 +26,8 @@ class EngineBridge(QObject):
     """Signals: ``update`` (each EngineEvent / VoiceDelta of the running turn), ``turn_done``
     (the TurnResult), ``turn_cancelled`` (the turn id or 0), ``turn_failed`` (a line for the
     person), ``logged`` (every event the log stores: daemon ticks, nudges, memory changes),
-    ``reset_done`` (the new session id), ``busy_changed``."""
+    ``reset_done`` (the new session id), ``busy_changed``, ``said`` (what a slash command
+    asked of the Engine, in words). ``regenerate`` and ``edit_last`` report as ``send``."""
 
     update = Signal(object)
     turn_done = Signal(object)
@@ -36,6 +37,7 @@ class EngineBridge(QObject):
     reset_done = Signal(str)
     busy_changed = Signal(bool)
     turn_loaded = Signal(object)  # an earlier turn's events, read from the log
+    said = Signal(str)  # a slash command's answer (/status, /stance, /memory)
 
     def __init__(self, engine: Engine, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -54,6 +56,34 @@ class EngineBridge(QObject):
         self._handle = self.engine.send(text, on_update=self.update.emit, on_done=self._ended)
         self.busy_changed.emit(True)
         return True
+
+    def regenerate(self) -> bool:
+        """Take the last turn back and run its message again (False while a turn runs)."""
+        if self.busy:
+            return False
+        self._handle = self.engine.regenerate(on_update=self.update.emit, on_done=self._ended)
+        self.busy_changed.emit(True)
+        return True
+
+    def edit_last(self, text: str) -> bool:
+        """Take the last turn back and send ``text`` in its place (False while a turn runs
+        or for empty text)."""
+        if self.busy or not text.strip():
+            return False
+        self._handle = self.engine.edit_last(text, on_update=self.update.emit, on_done=self._ended)
+        self.busy_changed.emit(True)
+        return True
+
+    def describe(self, command: str) -> None:
+        """/status, /stance or /memory, read off the GUI thread; ``said`` has the answer."""
+        from rilai_desktop.app import slash_commands as slash
+
+        write = {
+            "/status": slash.status_text,
+            "/stance": slash.stance_text,
+            "/memory": slash.memory_text,
+        }[command]
+        self._off_thread(lambda: write(self.engine), self.said.emit)
 
     def _ended(self, handle: TurnHandle) -> None:  # on the engine's worker
         from rilai_desktop.app.engine import TurnCancelled

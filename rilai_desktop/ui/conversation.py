@@ -28,9 +28,12 @@ ROLE_NAMES = {"user": "You", "assistant": "Rilai", "system": "Rilai (note)", "nu
 
 class MessageRow(QFrame):
     """One message: who and when, the text, a copy button; Rilai's replies also an
-    "Inspect" button that reopens that turn's inspector from the log."""
+    "Inspect" button that reopens that turn's inspector from the log. The view shows
+    "Regenerate" on the last reply and "Edit" on the last message of the person."""
 
     inspect_requested = Signal(int)
+    regenerate_requested = Signal()
+    edit_requested = Signal()
 
     def __init__(
         self, role: str, text: str, when: datetime | None, *, final: bool, turn_id: int = 0
@@ -65,6 +68,17 @@ class MessageRow(QFrame):
         self.inspect_button.setAccessibleName("Show how Rilai arrived at this reply")
         self.inspect_button.clicked.connect(lambda: self.inspect_requested.emit(self.turn_id))
         self.inspect_button.setVisible(role == "assistant" and turn_id > 0)
+        self.regenerate_button = QToolButton()
+        self.regenerate_button.setText("Regenerate")
+        self.regenerate_button.setAccessibleName("Write this reply again (Ctrl+R)")
+        self.regenerate_button.clicked.connect(self.regenerate_requested)
+        self.edit_button = QToolButton()
+        self.edit_button.setText("Edit")
+        self.edit_button.setAccessibleName("Edit this message and send it again (Up)")
+        self.edit_button.clicked.connect(self.edit_requested)
+        for button in (self.regenerate_button, self.edit_button):
+            button.setVisible(False)
+            top.addWidget(button)
         top.addWidget(self.inspect_button)
         top.addWidget(self.copy_button)
         layout = QVBoxLayout(self)
@@ -104,6 +118,8 @@ class ConversationView(QScrollArea):
 
     scrolled_up = Signal(bool)
     inspect_requested = Signal(int)  # a Rilai reply's turn id
+    regenerate_requested = Signal()  # "Regenerate" on the last reply
+    edit_requested = Signal()  # "Edit" on the last message of the person
 
     def __init__(self) -> None:
         super().__init__()
@@ -120,6 +136,7 @@ class ConversationView(QScrollArea):
         self.setWidget(inner)
         self.rows: list[MessageRow] = []
         self._streaming: MessageRow | None = None
+        self._idle = True  # no turn runs: the last exchange may be regenerated / edited
         self._follow = True
         bar = self.verticalScrollBar()
         bar.valueChanged.connect(self._on_scroll)
@@ -152,8 +169,11 @@ class ConversationView(QScrollArea):
     ) -> MessageRow:
         row = MessageRow(role, text, when, final=final, turn_id=turn_id)
         row.inspect_requested.connect(self.inspect_requested)
+        row.regenerate_requested.connect(self.regenerate_requested)
+        row.edit_requested.connect(self.edit_requested)
         self._layout.insertWidget(self._layout.count() - 1, row)
         self.rows.append(row)
+        self._refresh_actions()
         return row
 
     def start_reply(self, when: datetime | None = None) -> MessageRow:
@@ -181,6 +201,7 @@ class ConversationView(QScrollArea):
             row = self.add_message("assistant", text)
         row.set_text(text, final=True)
         row.set_turn(turn_id)
+        self._refresh_actions()
         return row
 
     def drop_reply(self) -> None:
@@ -193,6 +214,40 @@ class ConversationView(QScrollArea):
         self.rows.remove(row)
         self._layout.removeWidget(row)
         row.deleteLater()
+        self._refresh_actions()
+
+    # ── the last exchange: regenerate / edit ──────────────────────────────
+    def set_idle(self, idle: bool) -> None:
+        """While a turn runs, the last exchange cannot be taken back: no buttons."""
+        self._idle = idle
+        self._refresh_actions()
+
+    def last_row(self, role: str) -> MessageRow | None:
+        return next((r for r in reversed(self.rows) if r.role == role), None)
+
+    def drop_from_last(self, role: str, *, keep_it: bool = False) -> None:
+        """Remove the last ``role`` row and every row after it (``keep_it``: only those
+        after it) — the rows of the exchange being taken back."""
+        row = self.last_row(role)
+        if row is None:
+            return
+        start = self.rows.index(row) + (1 if keep_it else 0)
+        for gone in self.rows[start:]:
+            self._remove(gone)
+        self._streaming = None
+
+    def _refresh_actions(self) -> None:
+        user, reply = self.last_row("user"), self.last_row("assistant")
+        after_user = (
+            user is not None
+            and reply is not None
+            and (self.rows.index(reply) > self.rows.index(user))
+        )
+        for row in self.rows:
+            row.regenerate_button.setVisible(
+                self._idle and row is reply and after_user and row.final and row.turn_id > 0
+            )
+            row.edit_button.setVisible(self._idle and row is user)
 
     def clear(self) -> None:
         for row in list(self.rows):

@@ -24,20 +24,17 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from rilai_desktop.app.slash_commands import looks_like_command, lookup
 from rilai_desktop.ui.conversation import ConversationView
+from rilai_desktop.ui.help_overlay import HelpOverlay
 from rilai_desktop.ui.message_input import MessageInput
+from rilai_desktop.ui.slash_commands import SlashCompleter
 
 if TYPE_CHECKING:
     from PySide6.QtWidgets import QDockWidget
 
     from rilai_desktop.contracts import EngineEvent
     from rilai_desktop.ui.bridge import EngineBridge
-
-HELP = (
-    "Enter sends · Shift+Enter new line · Esc stops a reply · Ctrl+N new conversation · "
-    "Ctrl+I inspector · Ctrl+= / Ctrl+- text size · Ctrl+E export · Ctrl+Q quit · "
-    "/new /help in the input"
-)
 
 
 class InspectorLike(Protocol):
@@ -67,6 +64,15 @@ class MainWindow(QMainWindow):
         self.send_button.clicked.connect(self._send_or_stop)
         self.input.submitted.connect(self.send)
         self.input.cancel_requested.connect(self.cancel)
+        self.input.edit_last_requested.connect(self.edit_last)
+        self.completer = SlashCompleter(self.input)
+        self.edit_banner = QLabel("Editing your last message: Enter resends it, Esc leaves")
+        self.edit_banner.setObjectName("edit-banner")
+        self.edit_banner.setAccessibleName("Editing your last message")
+        self.edit_banner.setVisible(False)
+        self.input.editing_changed.connect(self.edit_banner.setVisible)
+        self.view.regenerate_requested.connect(self.regenerate)
+        self.view.edit_requested.connect(self.edit_last)
         row = QHBoxLayout()
         row.addWidget(self.input, 1)
         row.addWidget(self.send_button)
@@ -75,8 +81,10 @@ class MainWindow(QMainWindow):
         layout.setContentsMargins(0, 0, 0, 0)
         row.setContentsMargins(12, 4, 12, 8)
         layout.addWidget(self.view, 1)
+        layout.addWidget(self.edit_banner)
         layout.addLayout(row)
         self.setCentralWidget(central)
+        self.help_overlay = HelpOverlay(central)
 
         self.stage_label = QLabel("loading…")
         self.stage_label.setAccessibleName("Current stage")
@@ -109,6 +117,9 @@ class MainWindow(QMainWindow):
         self.export_action = action("Export conversation…", "Ctrl+E", self.export_markdown)
         self.settings_action = action("Settings…", "Ctrl+,", self.open_settings)
         self.quit_action = action("Quit", "Ctrl+Q", self.close)
+        self.regenerate_action = action("Regenerate last reply", "Ctrl+R", self.regenerate)
+        self.help_action = action("Keyboard shortcuts", "F1", self.show_help)
+        self.help_action.setShortcuts([QKeySequence("F1"), QKeySequence("Ctrl+/")])
         menu = self.menuBar().addMenu("&Conversation")
         for act in (self.new_action, self.export_action, self.settings_action, self.quit_action):
             menu.addAction(act)
@@ -116,6 +127,7 @@ class MainWindow(QMainWindow):
         for act in (self.zoom_in_action, self.zoom_out_action):
             view.addAction(act)
         self.view_menu = view
+        self.menuBar().addMenu("&Help").addAction(self.help_action)
 
     def attach(self, bridge: EngineBridge) -> None:
         """The Engine is ready: show the conversation so far and enable the input."""
@@ -127,6 +139,7 @@ class MainWindow(QMainWindow):
         bridge.reset_done.connect(self._on_reset)
         bridge.busy_changed.connect(self._on_busy)
         bridge.turn_loaded.connect(self._show_loaded_turn)
+        bridge.said.connect(self._say)
         self.view.inspect_requested.connect(self._inspect)
         for message in bridge.engine.session.history:
             role = "nudge" if message.get("nudge") else str(message.get("role", "system"))
@@ -160,22 +173,82 @@ class MainWindow(QMainWindow):
     def send(self, text: str) -> None:
         if self.bridge is None:
             return
-        command = text.strip().lower()
-        if command in ("/new", "/reset"):
+        if looks_like_command(text):
             self.input.clear()
-            self.new_conversation()
-            return
-        if command == "/help":
-            self.input.clear()
-            self.view.add_message("system", HELP)
+            self.command(text.strip())
             return
         if self.bridge.busy:
             self.stage_label.setText("Rilai is still answering: Esc stops the reply")
+            return
+        if self.input.editing:
+            if self.bridge.edit_last(text):
+                self.input.end_edit()
+                self.view.drop_from_last("user")  # the old message and its reply
+                self.view.add_message("user", text, datetime.now(UTC))
+                self.view.start_reply(datetime.now(UTC))
             return
         if self.bridge.send(text):
             self.input.clear()
             self.view.add_message("user", text, datetime.now(UTC))
             self.view.start_reply(datetime.now(UTC))
+
+    def command(self, word: str) -> None:
+        """A slash command typed in the input; it never reaches Rilai."""
+        found = lookup(word, "window")
+        name = found.name if found is not None else ""
+        if found is None:
+            self.view.add_message("system", f"Unknown command {word} — /help lists them")
+        elif name == "/help":
+            self.show_help()
+        elif name in ("/new", "/reset"):
+            self.new_conversation()
+        elif name in ("/status", "/stance", "/memory") and self.bridge is not None:
+            self.bridge.describe(name)  # read off the GUI thread; ``said`` shows it
+        elif name == "/why":
+            self._why()
+        elif name == "/quit":
+            self.close()
+
+    def _say(self, text: str) -> None:
+        self.view.add_message("system", text.replace("\n", "  \n"))  # markdown line breaks
+
+    def _why(self) -> None:
+        reply = self.view.last_row("assistant")
+        if reply is None or reply.turn_id <= 0:
+            self.view.add_message("system", "No reply yet in this conversation to explain.")
+        elif self.inspector is None:
+            self.view.add_message("system", "The inspector is still loading; try again.")
+        else:
+            self._inspect(reply.turn_id)
+
+    def show_help(self) -> None:
+        self.help_overlay.show_help(self.actions())
+
+    # ── the last exchange, again ──────────────────────────────────────────
+    def _can_take_back(self) -> bool:
+        """A finished last turn to take back (a read of the in-memory conversation)."""
+        if self.bridge is None:
+            return False
+        if self.bridge.busy:
+            self.stage_label.setText("Rilai is still answering: Esc stops the reply")
+            return False
+        if self.bridge.engine.session.last_exchange() is None:
+            self.stage_label.setText("Nothing to take back: send a message first")
+            return False
+        return True
+
+    def regenerate(self) -> None:
+        """Rilai writes the last reply again: it replaces the old one (both are logged)."""
+        if self._can_take_back() and self.bridge is not None and self.bridge.regenerate():
+            self.input.end_edit(clear=False)
+            self.view.drop_from_last("user", keep_it=True)
+            self.view.start_reply(datetime.now(UTC))
+
+    def edit_last(self) -> None:
+        """The last message goes back into the input; Enter resends it, Esc leaves."""
+        row = self.view.last_row("user")
+        if row is not None and self._can_take_back():
+            self.input.begin_edit(row.text)
 
     def _send_or_stop(self) -> None:
         if self.bridge is not None and self.bridge.busy:
@@ -243,12 +316,14 @@ class MainWindow(QMainWindow):
         self._turn_over("error")
 
     def _on_reset(self, _session_id: str) -> None:
+        self.input.end_edit(clear=False)
         self.view.clear()
         self.view.add_message("system", "New conversation. What Rilai remembers about you stays.")
         self.stage_label.setText("ready")
 
     def _on_busy(self, busy: bool) -> None:
         self.send_button.setText("Stop" if busy else "Send")
+        self.view.set_idle(not busy)
 
     def _turn_over(self, note: str) -> None:
         self._tick.stop()

@@ -336,6 +336,9 @@ PAYLOAD_STRATEGIES: dict[EventKind, st.SearchStrategy[dict[str, Any]]] = {
         {"total_time_ms": nonneg_int}, {"response": st.none() | text()}
     ),
     EventKind.TURN_ABORTED: _payload({"reason": text(), "last_seq": nonneg_int}),
+    EventKind.TURN_RETRACTED: _payload(
+        {"turn_id": st.integers(1, 10**9), "reason": st.sampled_from(["regenerate", "edit"])}
+    ),
     EventKind.SENSORS_FAST_UPDATED: _payload(
         {"sensors": st.dictionaries(st.sampled_from(SENSOR_NAMES), unit)}
     ),

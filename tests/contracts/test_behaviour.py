@@ -188,6 +188,7 @@ def test_event_kinds_are_the_seeds_plus_ours() -> None:
         **SEED_EVENT_KINDS,
         **SEED_003_MEMORY_KINDS,
         "TURN_ABORTED": "turn_aborted",
+        "TURN_RETRACTED": "turn_retracted",
         "MEMORY_ITEM_UPDATED": "memory.item_updated",
         "MEMORY_INDEX_REBUILT": "memory.index_rebuilt",
     }
@@ -195,7 +196,13 @@ def test_event_kinds_are_the_seeds_plus_ours() -> None:
 
 
 def test_payload_models_cover_the_documented_kinds() -> None:
-    ours = {"TURN_ABORTED", "MEMORY_ITEM_UPDATED", "MEMORY_INDEX_REBUILT", "MODULATORS_DECAYED"}
+    ours = {
+        "TURN_ABORTED",
+        "TURN_RETRACTED",
+        "MEMORY_ITEM_UPDATED",
+        "MEMORY_INDEX_REBUILT",
+        "MODULATORS_DECAYED",
+    }
     assert {k.name for k in PAYLOAD_MODELS} == SEED_DOCUMENTED_PAYLOADS | set(
         SEED_003_MEMORY_KINDS
     ) | ours
@@ -246,6 +253,8 @@ BAD_PAYLOADS: list[tuple[EventKind, dict[str, Any], list[str]]] = [
     (EventKind.TURN_STAGE_CHANGED, {"stage": ""}, ["stage"]),
     (EventKind.TURN_COMPLETED, {"total_time_ms": -1}, ["total_time_ms"]),
     (EventKind.TURN_ABORTED, {"reason": "crash", "last_seq": -1}, ["last_seq"]),
+    (EventKind.TURN_RETRACTED, {"turn_id": 0, "reason": "edit"}, ["turn_id"]),
+    (EventKind.TURN_RETRACTED, {"turn_id": 3, "reason": "deleted"}, ["reason"]),
     (EventKind.AGENT_STARTED, {"agent_id": ""}, ["agent_id"]),
     (EventKind.AGENT_FAILED, {"agent_id": "a.b"}, ["error"]),
     (

@@ -109,3 +109,20 @@ def test_debug_traces_and_stage_timings(tmp_path: Path) -> None:
     ]
     assert trace["agents"][0]["claims"] == 1
     assert trace["errors"] == [{"error": "voice failed", "seq": 6}]
+
+
+def test_a_retracted_turn_leaves_the_conversation_but_not_the_log(tmp_path: Path) -> None:
+    with _log(tmp_path) as log:
+        complete_turn(log, "s", 1, "Hi", "Hello.")
+        complete_turn(log, "s", 2, "Typo'd", "Answer to the typo.")
+        log.append("s", 0, EventKind.TURN_RETRACTED, {"turn_id": 2, "reason": "edit"})
+        complete_turn(log, "s", 3, "Fixed", "Answer to the fix.")
+        convo = rebuild(ConversationProjection(), log.replay_all())
+        kept = log.replay_turn("s", 2)
+    assert [(m.content, m.turn_id) for m in convo.messages] == [
+        ("Hi", 1),
+        ("Hello.", 1),
+        ("Fixed", 3),
+        ("Answer to the fix.", 3),
+    ]
+    assert kept[0].payload["user_input"] == "Typo'd"

@@ -23,6 +23,7 @@ import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, TextIO
 
+from rilai_desktop.app.slash_commands import help_lines
 from rilai_desktop.cli.commands import turn_view
 from rilai_desktop.cli.commands._context import Context
 from rilai_desktop.cli.commands.chat_cmd import stream_printer
@@ -37,15 +38,14 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 PROMPT = "you> "
 
-HELP = """commands:
-  /help     this list
-  /status   session, turns, models, memory
-  /stance   Rilai's current stance and modulators
-  /why      what happened inside the last turn
-  /memory   what was recalled and kept last turn, memory totals
-  /reset    start a new conversation (memory stays)
-  /quit     leave (Ctrl-D works too)
-anything else is a message to Rilai."""
+HELP = "\n".join(
+    [
+        "commands:",
+        *help_lines("shell"),
+        "  (Ctrl-D leaves too)",
+        "anything else is a message to Rilai.",
+    ]
+)
 
 
 class ShellNudges:

@@ -70,9 +70,7 @@ def site(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def setup_in(tmp_path: Path, pip: FakePip) -> ModelsSetup:
-    return ModelsSetup(
-        tmp_path / "models", write_manifest(tmp_path / "models.toml"), None, pip=pip
-    )
+    return ModelsSetup(tmp_path / "models", write_manifest(tmp_path / "models.toml"), None, pip=pip)
 
 
 def test_an_empty_models_dir_lists_every_file_once_with_its_size(
@@ -108,9 +106,7 @@ def test_the_start_check_reads_the_verified_cache_and_never_hashes(
 
     setup = setup_in(tmp_path, FakePip(site))
     setup.install(["small", "medium"])
-    checker = ModelsSetup(
-        tmp_path / "models", tmp_path / "models.toml", None, hash_file=no_hashing
-    )
+    checker = ModelsSetup(tmp_path / "models", tmp_path / "models.toml", None, hash_file=no_hashing)
     assert checker.missing() == []
     cache = tmp_path / "models" / CACHE_NAME
     data = json.loads(cache.read_text())
@@ -135,9 +131,7 @@ def test_cancel_stops_mid_file_and_leaves_no_partial_file(tmp_path: Path, site: 
         setup.install(["small", "medium"], progress, cancel)
     models = tmp_path / "models"
     assert (models / "tiny.gguf").is_file()  # finished before the cancel: kept
-    assert sorted(p.name for p in models.iterdir() if p.name.endswith(".gguf")) == [
-        "tiny.gguf"
-    ]
+    assert sorted(p.name for p in models.iterdir() if p.name.endswith(".gguf")) == ["tiny.gguf"]
     assert not [p for p in models.iterdir() if p.name.endswith(".tmp")]
     assert [m.model_id for m in setup.missing()] == ["mid"]
 

@@ -52,9 +52,7 @@ def _desktop(qtbot: QtBot, tmp_path: Path, pip: FakePip) -> DesktopApp:
         opened.append(True)
         return open_fake_engine()
 
-    desktop = DesktopApp(
-        open_engine, tray_available=lambda: False, with_daemon=False, models=setup
-    )
+    desktop = DesktopApp(open_engine, tray_available=lambda: False, with_daemon=False, models=setup)
     desktop.setProperty("opened", opened)
     qtbot.addWidget(desktop.window)
     return desktop

@@ -191,7 +191,12 @@ class DesktopApp(QObject):
             return
         self.window.set_ready(False, "checking the models…")
         self.first_run.ready.connect(self._load)
+        self.first_run.checked.connect(self._say_missing)
         self.first_run.start()
+
+    def _say_missing(self, missing: list[object]) -> None:
+        if missing:
+            self.window.set_ready(False, "models missing")
 
     def _load(self) -> None:
         self.window.set_ready(False, "loading models… the memory model (MiniLM) and the log")

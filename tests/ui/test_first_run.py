@@ -74,6 +74,7 @@ def test_missing_models_are_offered_installed_with_progress_then_the_conversatio
     assert "9.0 MB" in text  # sizes are said
     assert panel.privacy_label.text() == PRIVACY
     assert not desktop.window.input.isEnabled() and desktop.property("opened") == []
+    assert desktop.window.stage_label.text() == "models missing"
     values: list[int] = []
     first.progressed.connect(lambda *_: values.append(panel.progress.value()))
     with qtbot.waitSignal(desktop.loader.loaded, timeout=30_000):

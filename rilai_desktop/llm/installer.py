@@ -122,6 +122,15 @@ def _remember(models_dir: Path, path: Path, sha: str) -> None:
         pass  # only a cache
 
 
+def known_sha(path: Path, models_dir: Path) -> str | None:
+    """The sha256 remembered for ``path`` as it is now (same size and mtime), or None: what
+    a start-up check reads instead of hashing gigabytes."""
+    try:
+        return _load_cache(models_dir).get(_cache_key(path, models_dir))
+    except OSError:  # the file went away
+        return None
+
+
 def verify(
     entry: ModelEntry,
     models_dir: Path,

@@ -20,6 +20,7 @@ from PySide6.QtWidgets import QApplication, QDockWidget, QSystemTrayIcon, QWidge
 
 from rilai_desktop.errors import RilaiError
 from rilai_desktop.ui.bridge import EngineBridge
+from rilai_desktop.ui.first_run import FirstRun, SetupLike
 from rilai_desktop.ui.main_window import MainWindow
 from rilai_desktop.ui.nudge_list import NudgeList
 from rilai_desktop.ui.theme import apply_theme
@@ -85,9 +86,12 @@ class DesktopApp(QObject):
         *,
         tray_available: Callable[[], bool] = QSystemTrayIcon.isSystemTrayAvailable,
         with_daemon: bool = True,
+        models: SetupLike | None = None,
     ) -> None:
         super().__init__()
         self.window = MainWindow()
+        # with ``models``, missing tier models are offered first (ui/first_run.py)
+        self.first_run = FirstRun(self.window, models) if models is not None else None
         # the inspector (and the contracts it reads) loads after the window's first paint
         self.inspector: Inspector | None = None
         self._inspector_wanted = False
@@ -182,6 +186,20 @@ class DesktopApp(QObject):
 
     def start(self) -> None:
         self.window.show()
+        if self.first_run is None:
+            self._load()
+            return
+        self.window.set_ready(False, "checking the models…")
+        self.first_run.ready.connect(self._load)
+        self.first_run.checked.connect(self._say_missing)
+        self.first_run.start()
+
+    def _say_missing(self, missing: list[object]) -> None:
+        if missing:
+            self.window.set_ready(False, "models missing")
+
+    def _load(self) -> None:
+        self.window.set_ready(False, "loading models… the memory model (MiniLM) and the log")
         self.loader.start()
 
 
@@ -198,6 +216,7 @@ def run_window(
     *,
     theme: str = "system",
     data_dir: Path | None = None,
+    models: SetupLike | None = None,
 ) -> int:
     """The desktop app. With ``data_dir``, one instance per data folder: a second `rilai
     window` raises the first one's window and exits (never a second database writer)."""
@@ -215,7 +234,7 @@ def run_window(
         if claim is not Claim.PRIMARY:
             print(instance.message, file=sys.stderr)
             return 0 if claim is Claim.HANDED_OVER else 1
-    desktop = DesktopApp(open_engine)
+    desktop = DesktopApp(open_engine, models=models)
     if instance is not None:
         instance.raise_requested.connect(lambda _argv: desktop._raise())
     desktop.start()

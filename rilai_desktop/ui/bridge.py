@@ -25,9 +25,10 @@ log = logging.getLogger(__name__)
 class EngineBridge(QObject):
     """Signals: ``update`` (each EngineEvent / VoiceDelta of the running turn), ``turn_done``
     (the TurnResult), ``turn_cancelled`` (the turn id or 0), ``turn_failed`` (a line for the
-    person), ``logged`` (every event the log stores: daemon ticks, nudges, memory changes),
-    ``reset_done`` (the new session id), ``busy_changed``, ``said`` (what a slash command
-    asked of the Engine, in words). ``regenerate`` and ``edit_last`` report as ``send``."""
+    person, from ``trouble.explain``), ``logged`` (every event the log stores: daemon ticks,
+    nudges, memory changes), ``reset_done`` (the new session id), ``busy_changed``, ``said``
+    (what a slash command asked of the Engine, in words). ``regenerate`` and ``edit_last``
+    report as ``send``."""
 
     update = Signal(object)
     turn_done = Signal(object)
@@ -94,9 +95,10 @@ class EngineBridge(QObject):
         elif isinstance(error, TurnCancelled):
             self.turn_cancelled.emit(error.turn_id)
         else:
-            message = getattr(error, "message", None) or f"{type(error).__name__}: {error}"
-            log.error("the turn failed: %s", message)
-            self.turn_failed.emit(str(message))
+            from rilai_desktop.ui.trouble import explain
+
+            log.error("the turn failed: %s", error)
+            self.turn_failed.emit(explain(error))
         self.busy_changed.emit(False)
 
     def cancel(self) -> bool:
@@ -121,8 +123,10 @@ class EngineBridge(QObject):
             try:
                 then(work())
             except Exception as exc:
+                from rilai_desktop.ui.trouble import explain
+
                 log.exception("engine call failed")
-                self.turn_failed.emit(getattr(exc, "message", None) or str(exc))
+                self.turn_failed.emit(explain(exc))
 
         threading.Thread(target=run, name="rilai-ui-call", daemon=True).start()
 

@@ -55,6 +55,8 @@ class MainWindow(QMainWindow):
         self._stage = ""
         self._stage_started = 0.0
         self._font_delta = 0
+        self._sent = ""  # the running turn's text: put back in the input if the turn fails
+        self._troubles: list[dict[str, Any]] = []  # this turn's ERROR / AGENT_FAILED payloads
 
         self.view = ConversationView()
         self.input = MessageInput()
@@ -188,6 +190,7 @@ class MainWindow(QMainWindow):
                 self.view.start_reply(datetime.now(UTC))
             return
         if self.bridge.send(text):
+            self._sent, self._troubles = text, []
             self.input.clear()
             self.view.add_message("user", text, datetime.now(UTC))
             self.view.start_reply(datetime.now(UTC))
@@ -285,6 +288,8 @@ class MainWindow(QMainWindow):
         if kind is not None:
             if self.inspector is not None:
                 self.inspector.on_event(update)  # type: ignore[arg-type]
+            if str(kind) in ("error", "agent_failed"):  # a missing model file is said after
+                self._troubles.append(dict(getattr(update, "payload", {}) or {}))
             if str(kind) == "turn_stage_changed":
                 self._stage = str(getattr(update, "payload", {}).get("stage", ""))
                 self._stage_started = time.monotonic()
@@ -302,6 +307,7 @@ class MainWindow(QMainWindow):
         reply = str(getattr(result, "reply", "") or "")
         if self.view.finish_reply(reply, int(getattr(result, "turn_id", 0) or 0)) is None:
             self.view.add_message("system", "(Rilai stays quiet this turn)")
+        self._say_missing_models()
         self._turn_over("ready")
         self._show_memory()
 
@@ -311,9 +317,22 @@ class MainWindow(QMainWindow):
         self._turn_over("stopped")
 
     def _on_failed(self, message: str) -> None:
+        """``message`` is ``trouble.explain``'s line; the text goes back into the input."""
         self.view.drop_reply()
-        self.view.add_message("system", f"Something went wrong: {message}. Nothing was lost.")
+        self.view.add_message("system", message)
+        if self._sent and not self.input.toPlainText().strip():
+            self.input.setPlainText(self._sent)
+            self.input.moveCursor(self.input.textCursor().MoveOperation.End)
+        self._sent = ""
         self._turn_over("error")
+
+    def _say_missing_models(self) -> None:
+        from rilai_desktop.ui.trouble import missing_model_note
+
+        note = missing_model_note(self._troubles)
+        self._troubles, self._sent = [], ""
+        if note:
+            self.view.add_message("system", note)
 
     def _on_reset(self, _session_id: str) -> None:
         self.input.end_edit(clear=False)

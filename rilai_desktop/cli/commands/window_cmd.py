@@ -18,9 +18,15 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
 
 def open_window(ctx: Context) -> int:
     from rilai_desktop.app.engine import Engine
+    from rilai_desktop.app.models_setup import ModelsSetup
     from rilai_desktop.ui.app import run_window
 
     def open_engine() -> Engine:
         return ctx.engine()
 
-    return run_window(open_engine, theme=ctx.loaded.settings.ui.theme, data_dir=ctx.paths.data_dir)
+    return run_window(
+        open_engine,
+        theme=ctx.loaded.settings.ui.theme,
+        data_dir=ctx.paths.data_dir,
+        models=ModelsSetup.for_paths(ctx.paths),  # missing models are offered first
+    )

@@ -1,0 +1,278 @@
+"""First run: when tier models are missing, a calm panel in place of the conversation.
+
+:class:`FirstRun` checks the models off the GUI thread (sizes and the installer's verified
+cache, no re-hashing); with nothing missing it says ``ready`` at once and the Engine loads.
+Otherwise the window shows :class:`FirstRunPanel`: which models are missing and their
+sizes, that everything stays on this machine, "Install the models" with a progress bar fed
+by the installer's progress callbacks (through a signal, so from its thread to the GUI's),
+Cancel, and on failure the installer's own message with "Try again". "Not now" loads the
+Engine anyway (the router falls back to a smaller tier, or the reply says what is missing).
+The setup object comes from the caller (``app.models_setup.ModelsSetup``), so ui/ never
+reaches into llm/.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any, Protocol
+
+from PySide6.QtCore import QObject, Qt, Signal
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QLabel,
+    QMainWindow,
+    QProgressBar,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+log = logging.getLogger(__name__)
+
+PRIVACY = (
+    "Everything Rilai does stays on this machine: the models are installed from local "
+    "packages and nothing you say leaves this computer."
+)
+
+
+class MissingLike(Protocol):
+    tier: str
+    name: str
+    path: Path
+    size: int | None
+    reason: str
+    installable: bool
+
+
+class SetupLike(Protocol):
+    def missing(self) -> Sequence[Any]: ...
+
+    def install(
+        self,
+        tiers: Sequence[str],
+        progress: Callable[[str, int, int | None], None] | None = None,
+        cancel: threading.Event | None = None,
+    ) -> Any: ...
+
+
+def human_size(size: int | None) -> str:
+    if size is None:
+        return "size unknown"
+    value = float(size)
+    for unit in ("bytes", "KB", "MB", "GB"):
+        if value < 1000 or unit == "GB":
+            return f"{value:.0f} {unit}" if unit in ("bytes", "KB") else f"{value:.1f} {unit}"
+        value /= 1000
+    return f"{size} bytes"  # pragma: no cover - the loop always returns
+
+
+class FirstRunPanel(QWidget):
+    """What the person sees while models are missing (signals say what they chose)."""
+
+    install_requested = Signal()
+    cancel_requested = Signal()
+    skip_requested = Signal()
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("first-run")
+        self.setAccessibleName("First run: install Rilai's models")
+        self.title = QLabel("<h2>Rilai needs its models</h2>")
+        self.models_label = QLabel()
+        self.models_label.setAccessibleName("Missing models")
+        self.models_label.setWordWrap(True)
+        self.models_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.privacy_label = QLabel(PRIVACY)
+        self.privacy_label.setAccessibleName("Privacy")
+        self.privacy_label.setWordWrap(True)
+        self.status_label = QLabel("")
+        self.status_label.setAccessibleName("Install status")
+        self.status_label.setWordWrap(True)
+        self.status_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.progress = QProgressBar()
+        self.progress.setAccessibleName("Install progress")
+        self.progress.setRange(0, 1000)  # per mille: the byte counts overflow a C int
+        self.progress.setTextVisible(False)
+        self.progress.hide()
+        self.install_button = QPushButton("Install the models")
+        self.install_button.setObjectName("install-models")
+        self.install_button.setAccessibleName("Install the missing models")
+        self.install_button.clicked.connect(self.install_requested)
+        self.cancel_button = QPushButton("Cancel")
+        self.cancel_button.setAccessibleName("Cancel the install")
+        self.cancel_button.clicked.connect(self.cancel_requested)
+        self.cancel_button.hide()
+        self.skip_button = QPushButton("Not now")
+        self.skip_button.setAccessibleName("Open Rilai without installing")
+        self.skip_button.clicked.connect(self.skip_requested)
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.install_button)
+        buttons.addWidget(self.cancel_button)
+        buttons.addStretch(1)
+        buttons.addWidget(self.skip_button)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(48, 36, 48, 36)
+        layout.setSpacing(14)
+        for widget in (self.title, self.models_label, self.privacy_label):
+            layout.addWidget(widget)
+        layout.addSpacing(8)
+        layout.addWidget(self.progress)
+        layout.addWidget(self.status_label)
+        layout.addLayout(buttons)
+        layout.addStretch(1)
+
+    def show_missing(self, models: Sequence[MissingLike]) -> None:
+        lines = [
+            f"<li><b>{m.name}</b> ({m.tier} tier, {human_size(m.size)}) — {m.reason}"
+            + ("" if m.installable else f"; your own file at {m.path}: add it again in Settings")
+            + "</li>"
+            for m in models
+        ]
+        total = sum(m.size or 0 for m in models if m.installable)
+        self.models_label.setText(
+            "These models are missing:<ul>" + "".join(lines) + "</ul>"
+            f"Installing them copies {human_size(total)} into the models folder."
+        )
+        self.install_button.setVisible(any(m.installable for m in models))
+        self._idle("")
+
+    def show_progress(self, label: str, fraction: float) -> None:
+        self.progress.show()
+        self.progress.setValue(round(max(0.0, min(1.0, fraction)) * 1000))
+        self.status_label.setText(label)
+        self.install_button.hide()
+        self.skip_button.hide()
+        self.cancel_button.show()
+        self.cancel_button.setEnabled(True)
+
+    def show_failed(self, message: str) -> None:
+        self._idle(f"The install did not finish: {message}")
+        self.install_button.setText("Try again")
+        self.install_button.setAccessibleName("Try the install again")
+
+    def show_cancelled(self) -> None:
+        self._idle("Stopped. Nothing half-installed was kept; the install can start again.")
+        self.install_button.setText("Install the models")
+
+    def _idle(self, status: str) -> None:
+        self.progress.hide()
+        self.status_label.setText(status)
+        self.cancel_button.hide()
+        self.skip_button.show()
+        self.install_button.setEnabled(True)
+        if status:
+            self.install_button.show()
+
+
+class FirstRun(QObject):
+    """Checks the models, shows the panel in ``window`` while any are missing, installs
+    them on request; ``ready`` when the Engine may load (the conversation is back)."""
+
+    ready = Signal()
+    checked = Signal(object)  # the missing models (a list)
+    progressed = Signal(str, object, object)  # tier, bytes done, bytes in all (may be None)
+    install_done = Signal()
+    install_failed = Signal(str)
+    install_cancelled = Signal()
+
+    def __init__(self, window: QMainWindow, setup: SetupLike) -> None:
+        super().__init__(window)
+        self.window = window
+        self.setup = setup
+        self.panel = FirstRunPanel()
+        self.missing: list[Any] = []
+        self._conversation: QWidget | None = None
+        self._cancel = threading.Event()
+        self._file_bytes: dict[str, int] = {}
+        self.checked.connect(self._on_checked)
+        self.progressed.connect(self._on_progress)
+        self.install_done.connect(self._on_installed)
+        self.install_failed.connect(self.panel.show_failed)
+        self.install_cancelled.connect(self.panel.show_cancelled)
+        self.panel.install_requested.connect(self.install)
+        self.panel.cancel_requested.connect(self.cancel)
+        self.panel.skip_requested.connect(self._back_to_conversation)
+
+    def start(self) -> None:
+        """Check off the GUI thread (reading sizes touches the disk)."""
+
+        def run() -> None:
+            try:
+                missing = list(self.setup.missing())
+            except Exception:  # the Engine's own loading will say what is wrong
+                log.exception("could not check the models")
+                missing = []
+            self.checked.emit(missing)
+
+        threading.Thread(target=run, name="rilai-ui-models", daemon=True).start()
+
+    @property
+    def showing(self) -> bool:
+        return self.window.centralWidget() is self.panel
+
+    def _on_checked(self, missing: list[Any]) -> None:
+        self.missing = missing
+        if not missing:
+            self.ready.emit()
+            return
+        self.panel.show_missing(missing)
+        self._conversation = self.window.takeCentralWidget()
+        self.window.setCentralWidget(self.panel)
+        self.panel.install_button.setFocus()
+
+    def install(self) -> None:
+        wanted = [m for m in self.missing if m.installable]
+        if not wanted:
+            return
+        self._cancel.clear()
+        self._file_bytes = {}
+        self.panel.show_progress("Starting the install…", 0.0)
+
+        def run() -> None:
+            from rilai_desktop.app.models_setup import InstallCancelled
+
+            try:
+                self.setup.install([m.tier for m in wanted], self.progressed.emit, self._cancel)
+            except InstallCancelled:
+                self.install_cancelled.emit()
+            except Exception as exc:
+                log.exception("the model install failed")
+                text = getattr(exc, "message", None) or f"{type(exc).__name__}: {exc}"
+                hints = getattr(exc, "recovery_suggestions", None) or []
+                self.install_failed.emit(" ".join([str(text), *(f"({h})" for h in hints[:1])]))
+            else:
+                self.install_done.emit()
+
+        threading.Thread(target=run, name="rilai-ui-install", daemon=True).start()
+
+    def cancel(self) -> None:
+        self._cancel.set()
+        self.panel.cancel_button.setEnabled(False)
+        self.panel.status_label.setText("Stopping…")
+
+    def _on_progress(self, tier: str, done: int, total: int | None) -> None:
+        wanted = [m for m in self.missing if m.installable]
+        whole = sum(m.size or 0 for m in wanted) or 1
+        self._file_bytes[tier] = int(done)
+        got = sum(self._file_bytes.values())
+        index = next((i for i, m in enumerate(wanted) if tier in m.tier.split(", ")), 0)
+        name = wanted[index].name if wanted else tier
+        self.panel.show_progress(
+            f"Installing {name} ({index + 1} of {len(wanted)}): "
+            f"{human_size(int(done))} of {human_size(total)}",
+            got / whole,
+        )
+
+    def _on_installed(self) -> None:
+        self.panel.show_progress("Installed and verified.", 1.0)
+        self._back_to_conversation()
+
+    def _back_to_conversation(self) -> None:
+        if self.showing and self._conversation is not None:
+            self.window.takeCentralWidget()  # the panel: kept by this object
+            self.window.setCentralWidget(self._conversation)
+            self._conversation = None
+        self.ready.emit()

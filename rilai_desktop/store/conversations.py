@@ -180,7 +180,7 @@ class Conversations:
     def __init__(self, log: EventLog) -> None:
         self._log = log
 
-    def list(self, limit: int = 200) -> list[Conversation]:
+    def recent(self, limit: int = 200) -> list[Conversation]:
         return self._log.read(lambda conn: conversations(conn, limit))
 
     def search(self, query: str, limit: int = 50) -> list[MessageHit]:

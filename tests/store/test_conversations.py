@@ -87,14 +87,14 @@ def test_conversations_newest_first_with_title_and_preview(log: EventLog) -> Non
     log.append("aborted", 1, EventKind.TURN_STARTED, {"user_input": "x", "turn_id": 1})
     log.append("aborted", 1, EventKind.TURN_ABORTED, {"reason": "cancelled", "last_seq": 0})
 
-    listed = Conversations(log).list()
+    listed = Conversations(log).recent()
     assert [c.session_id for c in listed] == ["new", "old"]  # no turns: left out
     new, old = listed
     assert new.title == "Hello there" and new.preview == "New reply." and new.turns == 1
     assert old.turns == 2 and old.preview == "Old last reply."
     assert len(old.title) == 60 and old.title.endswith("…")
     assert old.started == T0 and old.last_active == T0 + timedelta(minutes=5, seconds=30)
-    assert Conversations(log).list(limit=1) == [new]
+    assert Conversations(log).recent(limit=1) == [new]
 
 
 def test_search_ranks_folds_accents_and_matches_prefixes(log: EventLog) -> None:
@@ -137,9 +137,9 @@ def test_delete_session_and_delete_all_take_their_messages_along(log: EventLog) 
     found = Conversations(log)
     log.delete_session("a")
     assert [h.session_id for h in found.search("ap")] == ["b"]
-    assert found.messages("a") == [] and [c.session_id for c in found.list()] == ["b"]
+    assert found.messages("a") == [] and [c.session_id for c in found.recent()] == ["b"]
     log.delete_all()
-    assert found.search("ap") == [] and found.list() == []
+    assert found.search("ap") == [] and found.recent() == []
     rows = log.connection.execute("SELECT COUNT(*) FROM message_search").fetchone()[0]
     assert rows == 0
 
@@ -174,7 +174,7 @@ def test_the_migration_backfills_an_existing_log(tmp_path: Path) -> None:
             "Roses?",
             "Water the garden?",
         ]
-        assert [c.title for c in found.list()] == ["the old garden"]
+        assert [c.title for c in found.recent()] == ["the old garden"]
         _turn(log, "old", 3, "a new garden turn", "Grows.", at=10)  # the triggers go on
         assert len(found.search("garden")) == 3
 

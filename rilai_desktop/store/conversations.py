@@ -57,7 +57,7 @@ SELECT x.session_id, x.turns, x.last_active,
 """
 
 _SEARCH = """
-SELECT session_id, turn_id, role, ts_wall,
+SELECT rowid, session_id, turn_id, role, ts_wall,
        snippet(message_search, 0, ?, ?, '…', 12), bm25(message_search)
   FROM message_search
  WHERE message_search MATCH ?
@@ -91,8 +91,10 @@ class Conversation:
 class MessageHit:
     """One message that matches a search: where it is (session, turn, role: ``user``,
     ``assistant`` or ``nudge``), when it was said, a snippet with each match between
-    ``MARK``s, and its bm25 rank (lower is better)."""
+    ``MARK``s, and its bm25 rank (lower is better). ``message_id`` is the id of the event
+    its words come from, as in :class:`Message`."""
 
+    message_id: int
     session_id: str
     turn_id: int
     role: str
@@ -103,8 +105,10 @@ class MessageHit:
 
 @dataclass(frozen=True)
 class Message:
-    """One message of a conversation, as the conversation shows it (log order)."""
+    """One message of a conversation, as the conversation shows it (log order);
+    ``message_id`` is the id of the event its words come from."""
 
+    message_id: int
     role: str
     text: str
     turn_id: int
@@ -153,6 +157,7 @@ def search_messages(
     rows = conn.execute(_SEARCH, (mark[0], mark[1], match, int(limit))).fetchall()
     return [
         MessageHit(
+            message_id=int(rowid),
             session_id=str(sid),
             turn_id=int(turn),
             role=str(role),
@@ -160,7 +165,7 @@ def search_messages(
             snippet=str(snippet),
             rank=float(rank),
         )
-        for sid, turn, role, ts, snippet, rank in rows
+        for rowid, sid, turn, role, ts, snippet, rank in rows
     ]
 
 
@@ -169,8 +174,14 @@ def messages(conn: sqlite3.Connection, session_id: str) -> list[Message]:
     window of recent history)."""
     rows = conn.execute(_MESSAGES, (session_id,)).fetchall()
     return [
-        Message(role=str(role), text=str(text), turn_id=int(turn), ts=datetime.fromisoformat(ts))
-        for _rowid, role, text, turn, ts in rows
+        Message(
+            message_id=int(rowid),
+            role=str(role),
+            text=str(text),
+            turn_id=int(turn),
+            ts=datetime.fromisoformat(ts),
+        )
+        for rowid, role, text, turn, ts in rows
     ]
 
 

@@ -182,3 +182,12 @@ def test_the_migration_backfills_an_existing_log(tmp_path: Path) -> None:
 def test_exists_knows_the_logs_sessions(log: EventLog) -> None:
     log.append("s", 0, EventKind.SESSION_STARTED, {"session_id": "s"})
     assert Conversations(log).exists("s") and not Conversations(log).exists("nope")
+
+
+def test_a_hit_names_the_message_it_found(log: EventLog) -> None:
+    _turn(log, "s", 1, "first words", "a reply", at=0)
+    _turn(log, "s", 2, "second words", "another reply", at=1)
+    found = Conversations(log)
+    (hit,) = found.search("second")
+    shown = {m.message_id: m for m in found.messages("s")}
+    assert shown[hit.message_id].text == "second words" and shown[hit.message_id].turn_id == 2

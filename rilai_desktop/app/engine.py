@@ -186,14 +186,17 @@ class Engine:
     # but a GUI's; the switch itself runs on the worker, after any queued turn) ──────
     def conversations(self, limit: int = 200) -> list[Conversation]:
         """Past conversations with at least one turn, most recently active first."""
+        self._check_open()
         return Conversations(self._parts.core.event_log).recent(limit)
 
     def search_messages(self, query: str, limit: int = 50) -> list[MessageHit]:
         """Messages of every conversation holding each word of ``query`` (FTS5, bm25)."""
+        self._check_open()
         return Conversations(self._parts.core.event_log).search(query, limit)
 
     def conversation_messages(self, session_id: str) -> list[Message]:
         """All of one conversation's messages, in order (the view; the prompt keeps fewer)."""
+        self._check_open()
         return Conversations(self._parts.core.event_log).messages(session_id)
 
     def switch_conversation(self, session_id: str) -> str:

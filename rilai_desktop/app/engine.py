@@ -7,6 +7,9 @@
 - ``regenerate()`` / ``edit_last(text)`` take the last turn back (TURN_RETRACTED; its events
   stay in the log) and run it again / send ``text`` in its place, handled like ``send``;
 - ``reset()`` starts a new conversation (memory and stance stay);
+- ``conversations()``, ``search_messages(query)`` and ``conversation_messages(sid)`` read
+  the past conversations (FTS5 over the log's messages), ``switch_conversation(sid)`` goes
+  on with one of them;
 - ``subscribe(callback)`` receives every event the log stores — turns, daemon ticks, nudges,
   memory changes — from one bus fed by the log itself;
 - ``memory``, ``nudges``, ``settings``: the facades clients need (``facades.py``);
@@ -31,7 +34,8 @@ from rilai_desktop.app.engine_parts import EngineParts
 from rilai_desktop.app.facades import MemoryFacade, NudgesFacade, SettingsFacade
 from rilai_desktop.app.worker import Worker
 from rilai_desktop.contracts import EngineEvent
-from rilai_desktop.errors import EngineClosedError
+from rilai_desktop.errors import EngineClosedError, RilaiError
+from rilai_desktop.store.conversations import Conversation, Conversations, Message, MessageHit
 from rilai_desktop.turn.result import TurnResult
 from rilai_desktop.turn.runner import TurnCancelled, TurnRunner, Update
 
@@ -219,6 +223,40 @@ class Engine:
         """A new conversation (after any queued turn); memory and stance stay."""
         self._check_open()
         return self._worker.call(self._parts.runner.reset)
+
+    # ── past conversations (reads on the log's connection, under its lock: any thread
+    # but a GUI's; the switch itself runs on the worker, after any queued turn) ──────
+    def conversations(self, limit: int = 200) -> list[Conversation]:
+        """Past conversations with at least one turn, most recently active first."""
+        self._check_open()
+        return Conversations(self._parts.core.event_log).recent(limit)
+
+    def search_messages(self, query: str, limit: int = 50) -> list[MessageHit]:
+        """Messages of every conversation holding each word of ``query`` (FTS5, bm25)."""
+        self._check_open()
+        return Conversations(self._parts.core.event_log).search(query, limit)
+
+    def conversation_messages(self, session_id: str) -> list[Message]:
+        """All of one conversation's messages, in order (the view; the prompt keeps fewer)."""
+        self._check_open()
+        return Conversations(self._parts.core.event_log).messages(session_id)
+
+    def switch_conversation(self, session_id: str) -> str:
+        """Go on with an earlier conversation (after any queued turn); memory and stance
+        stay. The current one is a no-op; an id the log never saw is a RilaiError."""
+        self._check_open()
+        runner, found = self._parts.runner, Conversations(self._parts.core.event_log)
+
+        def switch() -> str:
+            if session_id != runner.session_id and not found.exists(session_id):
+                raise RilaiError(
+                    f"There is no conversation {session_id!r} in this Rilai's log",
+                    context={"session_id": session_id},
+                    recovery_suggestions=["Pick one from engine.conversations()"],
+                )
+            return runner.switch(session_id)
+
+        return self._worker.call(switch)
 
     def turn_events(self, session_id: str, turn_id: int) -> list[EngineEvent]:
         """An earlier turn's events, from the log (a read: any thread but a GUI's)."""

@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypeVar
 
 from pydantic import ValidationError
 
@@ -31,6 +31,7 @@ from rilai_desktop.store._writer_lock import WriterLock
 from rilai_desktop.store.db import connect, integrity_check, translate
 
 log = logging.getLogger(__name__)
+_T = TypeVar("_T")
 
 _KINDS: dict[str, EventKind] = {k.value: k for k in EventKind}
 _COLUMNS = "session_id, turn_id, seq, ts_monotonic, ts_wall, kind, payload, schema_version"
@@ -462,6 +463,15 @@ class EventLog:
     def integrity_check(self) -> str:
         with self._lock:
             return integrity_check(self._conn)
+
+    def read(self, query: Callable[[sqlite3.Connection], _T]) -> _T:
+        """Run a read-only ``query`` on the shared connection under the log's lock (the
+        readers in store/conversations.py); SQLite errors come back as ours."""
+        with self._lock:
+            try:
+                return query(self._conn)
+            except sqlite3.Error as exc:
+                raise translate(exc, self.path) from exc
 
     # ── the file's upkeep (store/file_upkeep.py) ─────────────────────────────
     def optimize(self) -> dict[str, int] | None:

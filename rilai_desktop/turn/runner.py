@@ -159,6 +159,18 @@ class TurnRunner:
                 self.last_result = None
             return last
 
+    def switch(self, session_id: str) -> str:
+        """Go on with an earlier conversation: its history comes back from the log; the
+        stance, modulators, cooldowns and careful window stay as they are now (they are
+        the person's and Rilai's, not the conversation's, as after ``reset``). Nothing is
+        ended or logged; the next turn continues that session's numbering."""
+        if session_id != self.session_id:
+            old, state = self.session, restore(self.events, session_id)
+            state.stance, state.modulators = old.stance, old.modulators
+            state.last_run, state.careful_left = old.last_run, old.careful_left
+            self.session, self._new_session = state, False
+        return self.session_id
+
     # ── running ────────────────────────────────────────────────────────────
     def run(self, text: str) -> Iterator[Update]:
         """The turn's updates as they happen (the turn runs in a worker thread)."""

@@ -29,6 +29,7 @@ from rilai_desktop.ui.tray import Tray, TrayDelivery, app_icon
 if TYPE_CHECKING:
     from rilai_desktop.app.engine import Engine
     from rilai_desktop.daemon.ports import Nudge
+    from rilai_desktop.ui.conversation_list import ConversationsDock
     from rilai_desktop.ui.inspector import Inspector
 
 log = logging.getLogger(__name__)
@@ -94,6 +95,7 @@ class DesktopApp(QObject):
         self.first_run = FirstRun(self.window, models) if models is not None else None
         # the inspector (and the contracts it reads) loads after the window's first paint
         self.inspector: Inspector | None = None
+        self.conversations: ConversationsDock | None = None  # built after the first paint
         self._inspector_wanted = False
         self._painted = _FirstPaint(self.window, self._after_first_paint)
         self.nudge_list = NudgeList()
@@ -133,10 +135,32 @@ class DesktopApp(QObject):
         dock.hide()
         self.window.view_menu.addAction(dock.toggleViewAction())
 
+        self._build_conversations()
         self.inspector = Inspector(self.window)
         self.window.attach_inspector(self.inspector, self.inspector)
         self.inspector.setVisible(self._inspector_wanted)
         self.inspector_ready.emit()
+
+    def _build_conversations(self) -> None:
+        """The Conversations dock (left; Ctrl+K shows it and focuses its search field, or
+        hides it from there), wired to the bridge now or when the Engine arrives."""
+        from PySide6.QtGui import QAction, QKeySequence
+
+        from rilai_desktop.ui.conversation_list import ConversationsDock
+
+        dock = ConversationsDock(self.window)
+        self.window.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, dock)
+        self.window.view_menu.addAction(dock.toggleViewAction())
+        find = QAction("Search conversations", self.window)
+        find.setShortcut(QKeySequence("Ctrl+K"))
+        find.triggered.connect(
+            lambda: dock.hide() if dock.panel.search.hasFocus() else dock.focus_search()
+        )
+        self.window.addAction(find)
+        self.window.view_menu.addAction(find)
+        self.conversations = dock
+        if self.window.bridge is not None:
+            dock.attach(self.window.bridge, self.window)
 
     def open_inspector(self) -> None:
         """Show the inspector (now, or as soon as it is built)."""
@@ -147,6 +171,8 @@ class DesktopApp(QObject):
     def _attach(self, engine: object) -> None:
         bridge = EngineBridge(engine)  # type: ignore[arg-type]
         self.window.attach(bridge)
+        if self.conversations is not None:
+            self.conversations.attach(bridge, self.window)
         if self.daemon_note:
             self.window.view.add_message("system", self.daemon_note)
         if self._tray_pending:

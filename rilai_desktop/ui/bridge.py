@@ -39,6 +39,9 @@ class EngineBridge(QObject):
     busy_changed = Signal(bool)
     turn_loaded = Signal(object)  # an earlier turn's events, read from the log
     said = Signal(str)  # a slash command's answer (/status, /stance, /memory)
+    conversations_loaded = Signal(object)  # list[Conversation], most recent first
+    search_done = Signal(str, object)  # the query, list[MessageHit]
+    switched = Signal(str, object, int)  # session id, list[Message], message id to show or 0
 
     def __init__(self, engine: Engine, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -117,6 +120,27 @@ class EngineBridge(QObject):
         self._off_thread(
             lambda: self.engine.turn_events(session_id, turn_id), self.turn_loaded.emit
         )
+
+    def load_conversations(self) -> None:
+        """The past conversations, read off the GUI thread; ``conversations_loaded``."""
+        self._off_thread(self.engine.conversations, self.conversations_loaded.emit)
+
+    def search_messages(self, query: str) -> None:
+        """Search past messages off the GUI thread; ``search_done(query, hits)``."""
+        self._off_thread(
+            lambda: self.engine.search_messages(query),
+            lambda hits: self.search_done.emit(query, hits),
+        )
+
+    def switch_conversation(self, session_id: str, message_id: int = 0) -> None:
+        """Go on with an earlier conversation (after any running turn); ``switched`` has
+        its id, all its messages and ``message_id`` (the message to show, or 0)."""
+
+        def work() -> tuple[str, Any]:
+            sid = self.engine.switch_conversation(session_id)
+            return sid, self.engine.conversation_messages(sid)
+
+        self._off_thread(work, lambda done: self.switched.emit(done[0], done[1], message_id))
 
     def _off_thread(self, work: Callable[[], Any], then: Callable[[Any], None]) -> None:
         def run() -> None:

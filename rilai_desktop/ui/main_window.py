@@ -8,7 +8,7 @@ The inspector dock and the tray plug in through ``attach_inspector`` / the app
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -25,7 +25,7 @@ from PySide6.QtWidgets import (
 )
 
 from rilai_desktop.app.slash_commands import looks_like_command, lookup
-from rilai_desktop.ui.conversation import ConversationView
+from rilai_desktop.ui.conversation import ConversationView, MessageRow
 from rilai_desktop.ui.help_overlay import HelpOverlay
 from rilai_desktop.ui.message_input import MessageInput
 from rilai_desktop.ui.slash_commands import SlashCompleter
@@ -143,18 +143,48 @@ class MainWindow(QMainWindow):
         bridge.turn_loaded.connect(self._show_loaded_turn)
         bridge.said.connect(self._say)
         self.view.inspect_requested.connect(self._inspect)
-        for message in bridge.engine.session.history:
-            role = "nudge" if message.get("nudge") else str(message.get("role", "system"))
-            turn = message.get("turn_id", 0)
-            self.view.add_message(
-                role, str(message.get("content", "")), turn_id=turn if isinstance(turn, int) else 0
-            )
+        self.show_history(bridge.engine.session.history)
         tier = bridge.engine.voice_tier()
         self.model_label.setText(
             f"voice: {tier} tier (loads with the first message)" if tier else ""
         )
         self._show_memory()
         self.set_ready(True)
+
+    def show_history(self, history: Sequence[Mapping[str, Any]]) -> list[MessageRow]:
+        """Add a conversation's messages to the view (``engine.session.history``'s dicts:
+        role, content, turn_id, nudge, and ``when`` where known); returns their rows."""
+        rows = []
+        for message in history:
+            role = "nudge" if message.get("nudge") else str(message.get("role", "system"))
+            turn = message.get("turn_id", 0)
+            when = message.get("when")
+            rows.append(
+                self.view.add_message(
+                    role,
+                    str(message.get("content", "")),
+                    when if isinstance(when, datetime) else None,
+                    turn_id=turn if isinstance(turn, int) else 0,
+                )
+            )
+        return rows
+
+    def show_conversation(self, messages: Sequence[Any], message_id: int = 0) -> None:
+        """Another conversation (``Message`` records, ``conversations.py``) replaces the
+        view; with ``message_id`` that message is marked and scrolled to."""
+        self.view.clear()
+        history = [
+            {"role": m.role, "content": m.text, "turn_id": m.turn_id, "when": m.ts}
+            for m in messages
+        ]
+        rows = self.show_history(history)
+        pairs = zip(rows, messages, strict=True)
+        found = next((row for row, m in pairs if message_id and m.message_id == message_id), None)
+        if found is not None:
+            found.setProperty("found", True)
+            found.style().unpolish(found)
+            found.style().polish(found)
+            QTimer.singleShot(0, lambda: self.view.ensureWidgetVisible(found, 0, 40))
 
     def attach_inspector(self, dock: QDockWidget, inspector: InspectorLike) -> None:
         self.inspector = inspector

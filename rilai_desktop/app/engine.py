@@ -22,6 +22,7 @@ import logging
 import queue
 import threading
 from collections.abc import Callable, Iterator
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from rilai_desktop.app.bus import EventBus, Subscriber
@@ -35,6 +36,7 @@ from rilai_desktop.turn.runner import TurnCancelled, TurnRunner, Update
 
 if TYPE_CHECKING:
     from rilai_desktop.app.core import Core
+    from rilai_desktop.app.daemon_status import DaemonStatus
     from rilai_desktop.contracts.clock import Clock
     from rilai_desktop.daemon.jobs import DaemonScheduler
     from rilai_desktop.daemon.ports import Delivery
@@ -143,6 +145,7 @@ class Engine:
         self.settings = SettingsFacade(parts.core.paths, parts.core.settings, self._worker)
         self._daemon: Daemon | None = None
         self._scheduler: DaemonScheduler | None = None
+        self._daemon_elsewhere = False  # start_daemon found another process running it
         self._closers: list[Callable[[], None]] = []
 
     # ── conversation ──────────────────────────────────────────────────────
@@ -244,6 +247,7 @@ class Engine:
         the daemon); without, the caller drives ``daemon.tick()`` (tests, simulations).
         """
         from rilai_desktop.app.build import build_daemon
+        from rilai_desktop.daemon.errors import DaemonError
         from rilai_desktop.daemon.jobs import STORE_FILENAME, DaemonScheduler
 
         self._check_open()
@@ -265,8 +269,10 @@ class Engine:
             )
             try:
                 scheduler.start()
-            except BaseException:
+            except BaseException as exc:
                 daemon.close()
+                # the process lock is held: another shell, window or `rilai daemon run`
+                self._daemon_elsewhere = isinstance(exc, DaemonError) and "pid" in exc.context
                 raise
             self._scheduler = scheduler
         self._daemon = daemon
@@ -275,6 +281,25 @@ class Engine:
     @property
     def daemon(self) -> Daemon | None:
         return self._daemon
+
+    def daemon_status(self, now: datetime | None = None) -> DaemonStatus:
+        """Where the check-ins stand (``app/daemon_status.py``): the saved nudge settings,
+        the snooze/mute controls, whether this engine runs the daemon. Reads two small
+        files, not the database; still, not on a GUI thread."""
+        from rilai_desktop.app.daemon_status import daemon_status
+        from rilai_desktop.errors import RilaiError
+
+        try:
+            nudges = self.settings.saved().settings.nudges
+        except RilaiError:  # a bad settings file: the daemon keeps the start-up ones too
+            nudges = self.settings.current.nudges
+        return daemon_status(
+            nudges,
+            self.nudges.state(),
+            runs_here=self._daemon is not None,
+            elsewhere=self._daemon_elsewhere,
+            now=now if now is not None else datetime.now(UTC),
+        )
 
     def stop_daemon(self) -> None:
         if self._scheduler is not None:

@@ -8,6 +8,7 @@
 - ``subscribe(callback)`` receives every event the log stores — turns, daemon ticks, nudges,
   memory changes — from one bus fed by the log itself;
 - ``memory``, ``nudges``, ``settings``: the facades clients need (``facades.py``);
+  ``model_files``: each tier's GGUF file, shown and changed (``model_files.py``);
 - ``start_daemon()`` runs the daemon over this engine's conversation; its ticks run on
   the same worker as the turns (maintenance keeps its own thread and defers to a turn);
 - ``close()`` stops the daemon, finishes the queued work, waits for the between-turns
@@ -28,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 from rilai_desktop.app.bus import EventBus, Subscriber
 from rilai_desktop.app.engine_parts import EngineParts
 from rilai_desktop.app.facades import MemoryFacade, NudgesFacade, SettingsFacade
+from rilai_desktop.app.model_files import ModelFiles
 from rilai_desktop.app.worker import Worker
 from rilai_desktop.contracts import EngineEvent
 from rilai_desktop.errors import EngineClosedError
@@ -143,6 +145,7 @@ class Engine:
             NudgeControls.in_data_dir(parts.core.paths.data_dir), self._worker
         )
         self.settings = SettingsFacade(parts.core.paths, parts.core.settings, self._worker)
+        self.model_files = ModelFiles(parts.core.paths)  # each tier's GGUF, for settings
         self._daemon: Daemon | None = None
         self._scheduler: DaemonScheduler | None = None
         self._daemon_elsewhere = False  # start_daemon found another process running it

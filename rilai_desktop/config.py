@@ -146,6 +146,14 @@ class NudgeSettings(_Section):
 
 class UISettings(_Section):
     theme: Literal["system", "light", "dark"] = "system"
+    close_to_tray: bool = Field(
+        default=True,
+        description="closing the window leaves Rilai in the tray (only where a tray exists)",
+    )
+    quiet_mode: bool = Field(
+        default=False,
+        description="no desktop notifications: check-ins go to the window's list and inline",
+    )
 
 
 class Settings(_Section):

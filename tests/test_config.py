@@ -58,6 +58,8 @@ EXPECTED_KEYS = {
     "nudges.quiet_end",
     "nudges.cooldown_hours",
     "ui.theme",
+    "ui.close_to_tray",
+    "ui.quiet_mode",
 }
 
 

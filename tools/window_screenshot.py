@@ -101,7 +101,7 @@ def main(argv: list[str]) -> int:
         "platform": QApplication.platformName(),
     }
     (out / "summary.json").write_text(json.dumps(summary, indent=1, ensure_ascii=False))
-    window.close()
+    desktop.quit()  # with a tray, closing the window would only hide it
     if tray_host is not None:
         tray_host.terminate()
     return 0

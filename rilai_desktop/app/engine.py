@@ -13,6 +13,7 @@
 - ``subscribe(callback)`` receives every event the log stores — turns, daemon ticks, nudges,
   memory changes — from one bus fed by the log itself;
 - ``memory``, ``nudges``, ``settings``: the facades clients need (``facades.py``);
+  ``model_files``: each tier's GGUF file, shown and changed (``model_files.py``);
 - ``start_daemon()`` runs the daemon over this engine's conversation; its ticks run on
   the same worker as the turns (maintenance keeps its own thread and defers to a turn);
 - ``close()`` stops the daemon, finishes the queued work, waits for the between-turns
@@ -27,11 +28,13 @@ import logging
 import queue
 import threading
 from collections.abc import Callable, Iterator
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from rilai_desktop.app.bus import EventBus, Subscriber
 from rilai_desktop.app.engine_parts import EngineParts
 from rilai_desktop.app.facades import MemoryFacade, NudgesFacade, SettingsFacade
+from rilai_desktop.app.model_files import ModelFiles
 from rilai_desktop.app.worker import Worker
 from rilai_desktop.contracts import EngineEvent
 from rilai_desktop.errors import EngineClosedError, RilaiError
@@ -41,6 +44,7 @@ from rilai_desktop.turn.runner import TurnCancelled, TurnRunner, Update
 
 if TYPE_CHECKING:
     from rilai_desktop.app.core import Core
+    from rilai_desktop.app.daemon_status import DaemonStatus
     from rilai_desktop.contracts.clock import Clock
     from rilai_desktop.daemon.jobs import DaemonScheduler
     from rilai_desktop.daemon.ports import Delivery
@@ -147,8 +151,10 @@ class Engine:
             NudgeControls.in_data_dir(parts.core.paths.data_dir), self._worker
         )
         self.settings = SettingsFacade(parts.core.paths, parts.core.settings, self._worker)
+        self.model_files = ModelFiles(parts.core.paths)  # each tier's GGUF, for settings
         self._daemon: Daemon | None = None
         self._scheduler: DaemonScheduler | None = None
+        self._daemon_elsewhere = False  # start_daemon found another process running it
         self._closers: list[Callable[[], None]] = []
 
     # ── conversation ──────────────────────────────────────────────────────
@@ -324,6 +330,7 @@ class Engine:
         the daemon); without, the caller drives ``daemon.tick()`` (tests, simulations).
         """
         from rilai_desktop.app.build import build_daemon
+        from rilai_desktop.daemon.errors import DaemonError
         from rilai_desktop.daemon.jobs import STORE_FILENAME, DaemonScheduler
 
         self._check_open()
@@ -345,8 +352,10 @@ class Engine:
             )
             try:
                 scheduler.start()
-            except BaseException:
+            except BaseException as exc:
                 daemon.close()
+                # the process lock is held: another shell, window or `rilai daemon run`
+                self._daemon_elsewhere = isinstance(exc, DaemonError) and "pid" in exc.context
                 raise
             self._scheduler = scheduler
         self._daemon = daemon
@@ -355,6 +364,25 @@ class Engine:
     @property
     def daemon(self) -> Daemon | None:
         return self._daemon
+
+    def daemon_status(self, now: datetime | None = None) -> DaemonStatus:
+        """Where the check-ins stand (``app/daemon_status.py``): the saved nudge settings,
+        the snooze/mute controls, whether this engine runs the daemon. Reads two small
+        files, not the database; still, not on a GUI thread."""
+        from rilai_desktop.app.daemon_status import daemon_status
+        from rilai_desktop.errors import RilaiError
+
+        try:
+            nudges = self.settings.saved().settings.nudges
+        except RilaiError:  # a bad settings file: the daemon keeps the start-up ones too
+            nudges = self.settings.current.nudges
+        return daemon_status(
+            nudges,
+            self.nudges.state(),
+            runs_here=self._daemon is not None,
+            elsewhere=self._daemon_elsewhere,
+            now=now if now is not None else datetime.now(UTC),
+        )
 
     def stop_daemon(self) -> None:
         if self._scheduler is not None:

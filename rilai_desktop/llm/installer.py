@@ -110,6 +110,14 @@ def _load_cache(models_dir: Path) -> dict[str, str]:
         return {}
 
 
+def cached_sha256(path: Path, models_dir: Path) -> str | None:
+    """The remembered sha256 of ``path`` if it has not changed since (no file is read)."""
+    try:
+        return _load_cache(models_dir).get(_cache_key(path, models_dir))
+    except OSError:  # gone, or unreadable
+        return None
+
+
 def _remember(models_dir: Path, path: Path, sha: str) -> None:
     cache = _load_cache(models_dir)
     cache[_cache_key(path, models_dir)] = sha

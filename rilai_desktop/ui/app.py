@@ -13,7 +13,7 @@ import sys
 import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
 from PySide6.QtWidgets import QApplication, QDockWidget, QSystemTrayIcon, QWidget
@@ -33,6 +33,12 @@ if TYPE_CHECKING:
     from rilai_desktop.ui.inspector import Inspector
 
 log = logging.getLogger(__name__)
+
+STILL_RUNNING: Final = (
+    "Rilai is still running in the tray: its check-ins go on. Open it from the tray icon; "
+    "Quit (Ctrl+Q, or Quit in the tray menu) quits."
+)
+RESTING_STATES: Final = frozenset({"paused", "off"})
 
 
 class EngineLoader(QObject):
@@ -123,6 +129,11 @@ class DesktopApp(QObject):
         self.loader.loaded.connect(self._attach)
         self.loader.failed.connect(lambda m: self.window.set_ready(False, f"not ready: {m}"))
         self._tray_pending = available  # the tray is made once the Engine is there
+        self.close_to_tray = True  # ui.close_to_tray, read when the Engine is there
+        self._told_still_running = False
+        self.window.hide_on_close = lambda: self.tray is not None and self.close_to_tray
+        self.window.hidden_to_tray.connect(self._say_still_running)
+        self.window.settings_saved.connect(self._settings_saved)
 
     def _after_first_paint(self) -> None:
         from rilai_desktop.ui.inspector import Inspector
@@ -170,6 +181,9 @@ class DesktopApp(QObject):
 
     def _attach(self, engine: object) -> None:
         bridge = EngineBridge(engine)  # type: ignore[arg-type]
+        ui = bridge.engine.settings.current.ui
+        self.close_to_tray = ui.close_to_tray
+        self.delivery.quiet_mode = ui.quiet_mode
         self.window.attach(bridge)
         if self.conversations is not None:
             self.conversations.attach(bridge, self.window)
@@ -182,10 +196,61 @@ class DesktopApp(QObject):
             self.delivery.notifier = desktop_notifier(self.tray, self)
             self.tray.open_requested.connect(self._raise)
             self.tray.new_conversation_requested.connect(bridge.reset)
-            self.tray.quit_requested.connect(self.window.close)
+            self.tray.quit_requested.connect(self.quit)
             self.tray.paused.connect(lambda text: self.window.statusBar().showMessage(text, 8000))
+            self.tray.paused.connect(lambda _text: bridge.refresh_daemon_status())
+            self.tray.pause_failed.connect(lambda why: self.window.statusBar().showMessage(why))
+            self.tray.quiet_mode_toggled.connect(self.set_quiet_mode)
+            self.tray.set_quiet_mode(ui.quiet_mode)
+            bridge.busy_changed.connect(self._show_busy)
+            bridge.daemon_status.connect(self._show_checkins)
+            bridge.setting_failed.connect(lambda why: self.window.statusBar().showMessage(why))
             self.tray.set_state("ready")
             self.tray.show()
+            bridge.refresh_daemon_status()
+
+    def _show_busy(self, busy: bool) -> None:
+        if self.tray is not None:
+            self.tray.set_state("thinking" if busy else "ready")
+
+    def _show_checkins(self, status: object) -> None:
+        if self.tray is not None:
+            state = str(getattr(status, "state", ""))
+            self.tray.set_checkins(str(getattr(status, "text", "")), state in RESTING_STATES)
+
+    def set_quiet_mode(self, on: bool) -> None:
+        """Quiet mode (the tray's checkable action): no notifications and no sound from
+        now on; kept in the settings file as ``ui.quiet_mode``."""
+        self.delivery.quiet_mode = on
+        if self.tray is not None:
+            self.tray.set_quiet_mode(on)
+        if self.window.bridge is not None:
+            self.window.bridge.save_setting("ui.quiet_mode", "true" if on else "false")
+
+    def _settings_saved(self, changes: dict[str, str]) -> None:
+        """The dialog wrote these: close-to-tray and quiet mode apply at once."""
+        if "ui.close_to_tray" in changes:
+            self.close_to_tray = changes["ui.close_to_tray"] == "true"
+        if "ui.quiet_mode" in changes:
+            on = changes["ui.quiet_mode"] == "true"
+            self.delivery.quiet_mode = on
+            if self.tray is not None:
+                self.tray.set_quiet_mode(on)
+
+    def _say_still_running(self) -> None:
+        """Closed into the tray: said once (a tray message, and the status strip)."""
+        if self._told_still_running:
+            return
+        self._told_still_running = True
+        self.window.statusBar().showMessage(STILL_RUNNING, 15000)
+        if self.tray is not None:
+            self.tray.showMessage("Rilai", STILL_RUNNING, app_icon(), 8000)
+
+    def quit(self) -> None:
+        """Really quit (the tray's Quit, Ctrl+Q): the window closes and the Engine with it."""
+        self.window.quit()
+        if self.tray is not None:
+            self.tray.hide()
 
     def _show_inline(self, nudge: Nudge) -> None:
         self.window.view.add_message("nudge", nudge.suggestion)
@@ -261,6 +326,11 @@ def run_window(
             print(instance.message, file=sys.stderr)
             return 0 if claim is Claim.HANDED_OVER else 1
     desktop = DesktopApp(open_engine, models=models)
+    # closing into the tray hides the last window: the app quits when the window really
+    # closes (Quit; or closing where close-to-tray is off or there is no tray)
+    if isinstance(app, QApplication):
+        app.setQuitOnLastWindowClosed(False)
+    desktop.window.closed.connect(app.quit)
     if instance is not None:
         instance.raise_requested.connect(lambda _argv: desktop._raise())
     desktop.start()

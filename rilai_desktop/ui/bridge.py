@@ -42,6 +42,8 @@ class EngineBridge(QObject):
     conversations_loaded = Signal(object)  # list[Conversation], most recent first
     search_done = Signal(str, object)  # the query, list[MessageHit]
     switched = Signal(str, object, int)  # session id, list[Message], message id to show or 0
+    daemon_status = Signal(object)  # app.daemon_status.DaemonStatus: where check-ins stand
+    setting_failed = Signal(str)  # a setting the window saved was refused: why
 
     def __init__(self, engine: Engine, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -141,6 +143,32 @@ class EngineBridge(QObject):
             return sid, self.engine.conversation_messages(sid)
 
         self._off_thread(work, lambda done: self.switched.emit(done[0], done[1], message_id))
+
+    def refresh_daemon_status(self) -> None:
+        """Ask where the check-ins stand (two small files, read off the GUI thread);
+        ``daemon_status`` answers. A failed read is logged, never shown as a turn error."""
+
+        def run() -> None:
+            try:
+                status = self.engine.daemon_status()
+            except Exception:
+                log.exception("could not read the check-ins' state")
+                return
+            self.daemon_status.emit(status)
+
+        threading.Thread(target=run, name="rilai-ui-status", daemon=True).start()
+
+    def save_setting(self, key: str, value: str) -> None:
+        """Write one setting to the settings file off the GUI thread (it waits for the
+        engine's worker); a refusal comes back on ``setting_failed``."""
+
+        def run() -> None:
+            try:
+                self.engine.settings.set(key, value)
+            except Exception as exc:
+                self.setting_failed.emit(f"{key}: {getattr(exc, 'message', None) or exc}")
+
+        threading.Thread(target=run, name="rilai-ui-setting", daemon=True).start()
 
     def _off_thread(self, work: Callable[[], Any], then: Callable[[Any], None]) -> None:
         def run() -> None:

@@ -8,11 +8,11 @@ The inspector dock and the tray plug in through ``attach_inspector`` / the app
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Protocol
 
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import (
     QFileDialog,
@@ -43,7 +43,17 @@ class InspectorLike(Protocol):
     def show_turn(self, events: Sequence[EngineEvent]) -> None: ...
 
 
+DAEMON_KINDS = frozenset({"daemon_tick", "proactive_nudge"})
+
+
 class MainWindow(QMainWindow):
+    """Signals: ``hidden_to_tray`` (the window was closed into the tray), ``closed`` (it
+    really closed: the Engine is closed), ``settings_saved`` (the dialog's changes)."""
+
+    hidden_to_tray = Signal()
+    closed = Signal()
+    settings_saved = Signal(dict)
+
     def __init__(self, bridge: EngineBridge | None = None) -> None:
         super().__init__()
         self.setObjectName("main-window")
@@ -57,6 +67,9 @@ class MainWindow(QMainWindow):
         self._font_delta = 0
         self._sent = ""  # the running turn's text: put back in the input if the turn fails
         self._troubles: list[dict[str, Any]] = []  # this turn's ERROR / AGENT_FAILED payloads
+        # close-to-tray: the app sets this where a tray exists; Quit always quits
+        self.hide_on_close: Callable[[], bool] = lambda: False
+        self._quitting = False
 
         self.view = ConversationView()
         self.input = MessageInput()
@@ -94,7 +107,10 @@ class MainWindow(QMainWindow):
         self.model_label.setAccessibleName("Voice model")
         self.memory_label = QLabel("")
         self.memory_label.setAccessibleName("Memory size")
-        for label in (self.stage_label, self.model_label, self.memory_label):
+        self.daemon_label = QLabel("")
+        self.daemon_label.setObjectName("daemon-state")
+        self.daemon_label.setAccessibleName("Check-ins state")
+        for label in (self.stage_label, self.model_label, self.memory_label, self.daemon_label):
             self.statusBar().addWidget(label)
         self._tick = QTimer(self)
         self._tick.setInterval(100)
@@ -118,7 +134,7 @@ class MainWindow(QMainWindow):
         self.zoom_out_action = action("Smaller text", "Ctrl+-", lambda: self.zoom(-1))
         self.export_action = action("Export conversation…", "Ctrl+E", self.export_markdown)
         self.settings_action = action("Settings…", "Ctrl+,", self.open_settings)
-        self.quit_action = action("Quit", "Ctrl+Q", self.close)
+        self.quit_action = action("Quit", "Ctrl+Q", self.quit)
         self.regenerate_action = action("Regenerate last reply", "Ctrl+R", self.regenerate)
         self.help_action = action("Keyboard shortcuts", "F1", self.show_help)
         self.help_action.setShortcuts([QKeySequence("F1"), QKeySequence("Ctrl+/")])
@@ -143,6 +159,9 @@ class MainWindow(QMainWindow):
         bridge.turn_loaded.connect(self._show_loaded_turn)
         bridge.said.connect(self._say)
         self.view.inspect_requested.connect(self._inspect)
+        bridge.logged.connect(self._on_logged)
+        bridge.daemon_status.connect(self._show_daemon_status)
+        bridge.refresh_daemon_status()
         self.show_history(bridge.engine.session.history)
         tier = bridge.engine.voice_tier()
         self.model_label.setText(
@@ -393,6 +412,15 @@ class MainWindow(QMainWindow):
             return
         self.memory_label.setText(f"memory: {stats.total_items} items")
 
+    # ── check-ins ─────────────────────────────────────────────────────────
+    def _on_logged(self, event: object) -> None:
+        """A daemon tick or a nudge: read where the check-ins stand again (off-thread)."""
+        if self.bridge is not None and str(getattr(event, "kind", "")) in DAEMON_KINDS:
+            self.bridge.refresh_daemon_status()
+
+    def _show_daemon_status(self, status: object) -> None:
+        self.daemon_label.setText(str(getattr(status, "text", "")))
+
     def open_settings(self) -> None:
         """The settings dialog over the Engine's settings (the one settings file)."""
         if self.bridge is None:
@@ -400,11 +428,17 @@ class MainWindow(QMainWindow):
         from rilai_desktop.ui.settings_dialog import SettingsDialog
 
         engine = self.bridge.engine
-        dialog = SettingsDialog(engine.settings, engine.parts.core.paths.data_dir, self)
+        dialog = SettingsDialog(
+            engine.settings, engine.parts.core.paths.data_dir, self, models=engine.model_files
+        )
         if dialog.exec():
             self.statusBar().showMessage(
-                "Settings saved; the theme and threads apply at the next start", 8000
+                "Settings saved; the theme, threads and model files apply at the next start",
+                8000,
             )
+            self.settings_saved.emit(dialog.changes())
+            if self.bridge is not None:
+                self.bridge.refresh_daemon_status()
 
     # ── view ──────────────────────────────────────────────────────────────
     def zoom(self, step: int) -> None:
@@ -421,8 +455,19 @@ class MainWindow(QMainWindow):
             with open(path, "w", encoding="utf-8") as out:
                 out.write(self.view.to_markdown() + "\n")
 
+    def quit(self) -> None:
+        """Really quit (Ctrl+Q, the tray's Quit): close even when closing goes to the tray."""
+        self._quitting = True
+        self.close()
+
     def closeEvent(self, event: QCloseEvent) -> None:
+        if not self._quitting and self.hide_on_close():
+            event.ignore()  # close-to-tray: the app keeps running, the Engine stays open
+            self.hide()
+            self.hidden_to_tray.emit()
+            return
         if self.bridge is not None:
             self.bridge.close()  # a running turn is cancelled and ends cleanly
             self.bridge = None
         event.accept()
+        self.closed.emit()

@@ -1,5 +1,7 @@
-"""Settings (issue 19 item 5, first part): check-ins, their budget and quiet hours, the
-theme, the model threads; the data folder shown read-only with "Open folder".
+"""Settings (issue 19 item 5): check-ins, their budget and quiet hours, the theme, the model
+threads, close-to-tray and quiet mode; the model file per tier (``model_tiers.py``: the
+model overlay, as `rilai models use/add` write it); start on login (a freedesktop autostart
+entry, ``app/autostart.py``); the data folder shown read-only with "Open folder".
 
 Everything is read from and written to the one settings file through the Engine's settings
 facade (``engine.settings``: validated, written atomically; a bad value changes nothing
@@ -31,6 +33,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from rilai_desktop.app import autostart
+from rilai_desktop.ui.model_tiers import ModelFilesPort, ModelTiers
+
 
 class SettingsPort(Protocol):
     """What the dialog needs of ``engine.settings``."""
@@ -53,6 +58,7 @@ class SettingsDialog(QDialog):
         parent: QWidget | None = None,
         *,
         open_folder: Callable[[Path], object] | None = None,
+        models: ModelFilesPort | None = None,
     ) -> None:
         super().__init__(parent)
         self.setObjectName("settings-dialog")
@@ -63,6 +69,10 @@ class SettingsDialog(QDialog):
             lambda path: QDesktopServices.openUrl(QUrl.fromLocalFile(str(path)))
         )
         current = settings.saved().settings
+        self.error = QLabel("")
+        self.error.setObjectName("settings-error")
+        self.error.setAccessibleName("Settings problem")
+        self.error.setWordWrap(True)
         self.nudges_on = QCheckBox("Let Rilai check in on its own")
         self.nudges_on.setAccessibleName("Check-ins on or off")
         self.nudges_on.setChecked(current.nudges.enabled)
@@ -75,6 +85,17 @@ class SettingsDialog(QDialog):
         self.theme.addItems(["system", "light", "dark"])
         self.theme.setCurrentText(current.ui.theme)
         self.threads = self._spin(current.llm.threads, 1, 64, "Model threads")
+        self.close_to_tray = QCheckBox("Closing the window leaves Rilai in the tray")
+        self.close_to_tray.setAccessibleName("Close to tray")
+        self.close_to_tray.setChecked(current.ui.close_to_tray)
+        self.quiet_mode = QCheckBox("Quiet mode: no notifications or sound")
+        self.quiet_mode.setAccessibleName("Quiet mode")
+        self.quiet_mode.setChecked(current.ui.quiet_mode)
+        self.start_on_login = QCheckBox("Start Rilai when I log in")
+        self.start_on_login.setAccessibleName("Start on login")
+        self._started_on_login = autostart.is_enabled()
+        self.start_on_login.setChecked(self._started_on_login)
+        self.tiers: ModelTiers | None = None
         self.data_dir = data_dir
         folder = QLabel(str(data_dir))
         folder.setAccessibleName("Data folder")
@@ -84,10 +105,6 @@ class SettingsDialog(QDialog):
         folder_row = QHBoxLayout()
         folder_row.addWidget(folder, 1)
         folder_row.addWidget(open_button)
-        self.error = QLabel("")
-        self.error.setObjectName("settings-error")
-        self.error.setAccessibleName("Settings problem")
-        self.error.setWordWrap(True)
         form = QFormLayout()
         form.addRow(self.nudges_on)
         form.addRow("Budget per hour", self.per_hour)
@@ -96,6 +113,13 @@ class SettingsDialog(QDialog):
         form.addRow("Quiet until", self.quiet_end)
         form.addRow("Theme", self.theme)
         form.addRow("Model threads", self.threads)
+        if models is not None:
+            self.tiers = ModelTiers(models, self)
+            self.tiers.problem.connect(self.error.setText)
+            form.addRow("Model per tier", self.tiers)
+        form.addRow(self.close_to_tray)
+        form.addRow(self.quiet_mode)
+        form.addRow(self.start_on_login)
         form.addRow("Data folder", folder_row)
         buttons = QDialogButtonBox(
             QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel
@@ -108,6 +132,8 @@ class SettingsDialog(QDialog):
         layout.addLayout(form)
         layout.addWidget(self.error)
         layout.addWidget(buttons)
+        if self.tiers is not None and self.tiers.pending_problem():
+            self.error.setText(self.tiers.pending_problem())
         for box in self.findChildren(QWidget):  # the editors inside spin boxes and combos
             if isinstance(box, QLineEdit) and not box.accessibleName():
                 owner = box.parentWidget()
@@ -137,6 +163,8 @@ class SettingsDialog(QDialog):
             "nudges.quiet_end": self.quiet_end.time().toString("HH:mm"),
             "ui.theme": self.theme.currentText(),
             "llm.threads": str(self.threads.value()),
+            "ui.close_to_tray": "true" if self.close_to_tray.isChecked() else "false",
+            "ui.quiet_mode": "true" if self.quiet_mode.isChecked() else "false",
         }
 
     def save(self) -> None:
@@ -148,4 +176,17 @@ class SettingsDialog(QDialog):
             except Exception as exc:
                 self.error.setText(f"{key}: {getattr(exc, 'message', exc)}")
                 return
+        try:
+            if self.tiers is not None:
+                self.tiers.save()
+        except Exception as exc:
+            self.error.setText(f"model file: {getattr(exc, 'message', None) or exc}")
+            return
+        try:  # only a change is written: an entry made by hand is left alone
+            if self.start_on_login.isChecked() != self._started_on_login:
+                autostart.set_enabled(self.start_on_login.isChecked())
+                self._started_on_login = self.start_on_login.isChecked()
+        except OSError as exc:
+            self.error.setText(f"start on login: {exc.strerror or exc}")
+            return
         self.accept()

@@ -15,9 +15,11 @@ AppIndicator extension, a bare X server) every nudge goes inline and ``tray_unav
 says so once. Where a notification cannot be shown, the nudge goes inline too.
 
 :class:`Tray` is the icon: Rilai's state in its tooltip, and a menu — Open, New conversation,
-Pause check-ins for 1 hour, Pause until tomorrow, Quiet mode, Quit. The two pauses call the
-engine's nudges facade (``engine.nudges``) on a pool thread (it waits for the engine's
-worker, which may be busy with a turn); the rest are signals the window connects.
+Pause check-ins for 1 hour, Pause until tomorrow, Resume, Quiet mode (checkable), Quit. The
+pauses and Resume call the engine's nudges facade (``engine.nudges``) on a pool thread (it
+waits for the engine's worker, which may be busy with a turn); the rest are signals the
+window connects. The tooltip says Rilai's state (ready / thinking), where the check-ins
+stand and quiet mode; the icon is dimmed while check-ins are paused, off or quiet.
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, Protocol
 
-from PySide6.QtCore import QObject, Qt, QThread, QThreadPool, Signal, Slot
+from PySide6.QtCore import QObject, QSize, Qt, QThread, QThreadPool, Signal, Slot
 from PySide6.QtGui import QAction, QIcon
 from PySide6.QtWidgets import QMenu, QSystemTrayIcon
 
@@ -40,7 +42,9 @@ if TYPE_CHECKING:
     from rilai_desktop.daemon.ports import Nudge
     from rilai_desktop.ui.notifications import Notifier
 
-ICON_PATH: Final = REPO_ROOT / "resources" / "icons" / "rilai.svg"
+ICONS_DIR: Final = REPO_ROOT / "resources" / "icons"
+ICON_PATH: Final = ICONS_DIR / "rilai.svg"
+ICON_SIZES: Final = (16, 24, 32, 48, 64, 128, 256, 512)
 L3_INLINE: Final = 3
 L4_NOTIFY: Final = 4
 HANDOVER_TIMEOUT_S: Final = 5.0
@@ -51,8 +55,15 @@ NO_TRAY_NOTICE: Final = (
 
 
 def app_icon(path: Path = ICON_PATH) -> QIcon:
-    """Rilai's icon (the SVG in resources/icons; PNG sizes may be added beside it)."""
-    icon = QIcon(str(path))
+    """Rilai's icon: every PNG size beside the SVG (``tools/render_icons.py`` renders them:
+    a tray or a taskbar picks the size it needs, crisp), the SVG where none is there."""
+    icon = QIcon()
+    for size in ICON_SIZES:
+        png = path.with_name(f"{path.stem}-{size}.png")
+        if png.is_file():
+            icon.addFile(str(png), QSize(size, size))
+    if icon.isNull():
+        icon = QIcon(str(path))
     return icon if not icon.isNull() else QIcon.fromTheme("dialog-information")
 
 
@@ -61,6 +72,8 @@ class TrayDelivery(QObject):
 
     ``tray_available`` is asked at each delivery (a tray may come or go); tests inject it.
     ``notifier`` shows L4 nudges (``ui.notifications``); None shows them inline.
+    ``quiet_mode`` (the ``ui.quiet_mode`` setting): the notifier is never called; L4 nudges
+    are shown inline like L3 ones, and every nudge is in the list as always.
     """
 
     name = "tray"
@@ -88,6 +101,7 @@ class TrayDelivery(QObject):
         self._lock = threading.Lock()
         self._inbox: list[tuple[Nudge, threading.Event]] = []
         self._told_no_tray = False
+        self.quiet_mode = False  # no notifications (no pop-up, no sound): L4 goes inline
         self._arrived.connect(self._take_inbox, Qt.ConnectionType.QueuedConnection)
         nudge_list.nudge_activated.connect(self.open_requested)
 
@@ -139,6 +153,7 @@ class TrayDelivery(QObject):
             return
         if (
             nudge.level >= L4_NOTIFY
+            and not self.quiet_mode
             and self.notifier is not None
             and self.notifier.notify(nudge, functools.partial(self.open_requested.emit, nudge))
         ):
@@ -156,6 +171,8 @@ class NudgeControls(Protocol):
     def snooze(self, now: datetime, duration: timedelta) -> Any: ...
 
     def mute_for_day(self, now: datetime) -> Any: ...
+
+    def unmute(self) -> Any: ...
 
 
 BackgroundRunner = Callable[[Callable[[], None]], None]
@@ -188,11 +205,14 @@ class Tray(QSystemTrayIcon):
         icon: QIcon | None = None,
         parent: QObject | None = None,
     ) -> None:
-        super().__init__(icon if icon is not None else app_icon(), parent)
+        self._icon = icon if icon is not None else app_icon()
+        super().__init__(self._icon, parent)
         self._controls = controls
         self._now = now
         self._run = run_in_background
         self._state = "starting"
+        self._checkins = ""  # "check-ins: paused until 14:00", from the engine
+        self._resting = False  # check-ins paused or off: the icon is drawn dimmed
         self.menu = QMenu()
         self.menu.setAccessibleName("Rilai tray menu")
         self.open_action = self._action("&Open Rilai", "Open the Rilai window")
@@ -208,7 +228,11 @@ class Tray(QSystemTrayIcon):
             "Pause check-ins until &tomorrow", "Pause Rilai's check-ins until tomorrow"
         )
         self.pause_day_action.triggered.connect(self.pause_until_tomorrow)
-        self.quiet_action = self._action("&Quiet mode", "Quiet mode: no check-ins at all")
+        self.resume_action = self._action("&Resume check-ins", "Resume Rilai's check-ins now")
+        self.resume_action.triggered.connect(self.resume)
+        self.quiet_action = self._action(
+            "&Quiet mode", "Quiet mode: no notifications or sound; check-ins wait in the window"
+        )
         self.quiet_action.setCheckable(True)
         self.quiet_action.toggled.connect(self.quiet_mode_toggled)
         self.quiet_action.toggled.connect(lambda _on: self._refresh_tooltip())
@@ -243,9 +267,27 @@ class Tray(QSystemTrayIcon):
         self.quiet_action.blockSignals(blocked)
         self._refresh_tooltip()
 
+    def set_checkins(self, text: str, resting: bool = False) -> None:
+        """Where the check-ins stand ("check-ins: paused until 14:00"); ``resting`` (paused,
+        off) dims the icon, as quiet mode does."""
+        self._checkins, self._resting = text, resting
+        self._refresh_tooltip()
+
+    def resting(self) -> bool:
+        """The icon is drawn dimmed: check-ins paused or off, or quiet mode."""
+        return self._resting or self.quiet_action.isChecked()
+
     def _refresh_tooltip(self) -> None:
+        checkins = f" · {self._checkins}" if self._checkins else ""
         quiet = " · quiet mode" if self.quiet_action.isChecked() else ""
-        self.setToolTip(f"Rilai — {self._state}{quiet}")
+        self.setToolTip(f"Rilai — {self._state}{checkins}{quiet}")
+        if self.resting():
+            dimmed = QIcon()
+            for size in self._icon.availableSizes() or [QSize(64, 64)]:
+                dimmed.addPixmap(self._icon.pixmap(size, QIcon.Mode.Disabled))
+            self.setIcon(dimmed)
+        else:
+            self.setIcon(self._icon)
 
     # ── pauses (engine.nudges, off the GUI thread) ─────────────────────────
     @Slot()
@@ -261,6 +303,10 @@ class Tray(QSystemTrayIcon):
         now = self._now()
         self._pause(lambda: self._controls.mute_for_day(now), "Check-ins paused until tomorrow")
 
+    @Slot()
+    def resume(self) -> None:
+        self._pause(self._controls.unmute, "Check-ins resumed")
+
     def _pause(self, call: Callable[[], Any], done: str) -> None:
         def job() -> None:
             try:
@@ -274,7 +320,7 @@ class Tray(QSystemTrayIcon):
 
     @Slot(str)
     def _show_pause(self, text: str) -> None:
-        self.set_state(text[0].lower() + text[1:])
+        self.set_checkins(text[0].lower() + text[1:], resting=text != "Check-ins resumed")
 
     def _on_activated(self, reason: QSystemTrayIcon.ActivationReason) -> None:
         if reason in (

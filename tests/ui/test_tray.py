@@ -6,13 +6,21 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 import pytest
 from pytestqt.qtbot import QtBot
 
 from rilai_desktop.daemon.ports import Delivery, Nudge
 from rilai_desktop.ui.nudge_list import NudgeList
-from rilai_desktop.ui.tray import NO_TRAY_NOTICE, Tray, TrayDelivery, app_icon
+from rilai_desktop.ui.tray import (
+    ICON_SIZES,
+    ICONS_DIR,
+    NO_TRAY_NOTICE,
+    Tray,
+    TrayDelivery,
+    app_icon,
+)
 
 NOW = datetime(2025, 3, 4, 10, 0, tzinfo=UTC)
 
@@ -190,6 +198,10 @@ class FakeControls:
         self.threads.append(threading.current_thread())
         self.calls.append(("mute_for_day", now, None))
 
+    def unmute(self) -> None:
+        self.threads.append(threading.current_thread())
+        self.calls.append(("unmute", NOW, None))
+
 
 @pytest.fixture
 def controls() -> FakeControls:
@@ -245,6 +257,7 @@ def test_menu_actions_emit_the_signals_the_window_connects(
         "New conversation",
         "Pause check-ins for 1 hour",
         "Pause check-ins until tomorrow",
+        "Resume check-ins",
         "Quiet mode",
         "Quit Rilai",
     ]
@@ -268,3 +281,58 @@ def test_the_app_icon_loads_from_the_svg(qtbot: QtBot) -> None:
     icon = app_icon()
     assert not icon.isNull()
     assert not icon.pixmap(32, 32).isNull()
+
+
+def test_every_png_size_exists_with_its_dimensions_and_the_icon_carries_them(
+    qtbot: QtBot,
+) -> None:
+    from PySide6.QtCore import QSize
+    from PySide6.QtGui import QImage
+
+    for size in ICON_SIZES:
+        image = QImage(str(ICONS_DIR / f"rilai-{size}.png"))
+        assert not image.isNull(), size
+        assert (image.width(), image.height()) == (size, size)
+    assert sorted(s.width() for s in app_icon().availableSizes()) == list(ICON_SIZES)
+    assert QSize(512, 512) in app_icon().availableSizes()
+
+
+def test_the_svg_is_the_fallback_without_pngs(tmp_path: Path) -> None:
+    import shutil
+
+    svg = tmp_path / "rilai.svg"
+    shutil.copy(ICONS_DIR / "rilai.svg", svg)
+    icon = app_icon(svg)
+    assert not icon.isNull() and not icon.pixmap(48, 48).isNull()
+
+
+def test_resume_unmutes_off_the_gui_thread_and_the_icon_dims_while_resting(
+    qtbot: QtBot, controls: FakeControls
+) -> None:
+    tray = make_tray(controls)
+    tray.set_checkins("check-ins: paused until 14:00", resting=True)
+    assert tray.resting() and "paused until 14:00" in tray.toolTip()
+    with qtbot.waitSignal(tray.paused) as resumed:
+        tray.resume_action.trigger()
+    assert resumed.args == ["Check-ins resumed"]
+    assert controls.calls == [("unmute", NOW, None)]
+    assert controls.threads[0] is not threading.main_thread()
+    qtbot.waitUntil(lambda: not tray.resting())
+    tray.set_quiet_mode(True)
+    assert tray.resting()  # quiet mode dims the icon too
+
+
+def test_quiet_mode_never_calls_the_notifier_and_the_nudge_is_listed_and_inline(
+    qtbot: QtBot, nudge_list: NudgeList
+) -> None:
+    notifier = FakeNotifier()
+    delivery = delivery_with(nudge_list, notifier)
+    delivery.quiet_mode = True
+    inline: list[Nudge] = []
+    delivery.inline_nudge.connect(inline.append)
+    n = nudge(4)
+    seen = deliver_from_thread(delivery, n)
+    qtbot.waitUntil(lambda: "ok" in seen)
+    assert seen["ok"] is True
+    assert notifier.shown == []  # no pop-up, no sound
+    assert inline == [n] and nudge_list.nudges() == [n]

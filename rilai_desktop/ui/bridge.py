@@ -94,6 +94,10 @@ class EngineBridge(QObject):
     def _ended(self, handle: TurnHandle) -> None:  # on the engine's worker
         from rilai_desktop.app.engine import TurnCancelled
 
+        # not busy first: a slot of the outcome signal (the window's "ready", a test
+        # waiting for the final reply) already sees the Send button and the buttons that
+        # only show between turns
+        self.busy_changed.emit(False)
         error = handle.error
         if error is None:
             self.turn_done.emit(handle.result())
@@ -104,7 +108,6 @@ class EngineBridge(QObject):
 
             log.error("the turn failed: %s", error)
             self.turn_failed.emit(explain(error))
-        self.busy_changed.emit(False)
 
     def cancel(self) -> bool:
         """Cancel the running turn (it ends at its next stage or reply piece)."""

@@ -42,19 +42,25 @@ class MemoryFacade:
             raise MemoryUnavailableError("Memory is not open in this engine")
         return self._manager
 
-    # reads
+    # reads, on the worker too: the FAISS index is not safe to read while a turn adds to
+    # it, and a read racing the engine's close would touch a freed index (a crash, not an
+    # error); a read asked for during a turn waits for it
     def search(self, query: str, k: int = 10, category: str | None = None) -> RetrievalResult:
         """Lexical + dense search (no model call), as recall does in a turn."""
-        return self._memory().retrieve(query, "rag", k, category)
+        memory = self._memory()
+        return self._worker.call(lambda: memory.retrieve(query, "rag", k, category))
 
     def item(self, item_id: str) -> MemoryItem | None:
-        return self._memory().get_item(item_id)
+        memory = self._memory()
+        return self._worker.call(lambda: memory.get_item(item_id))
 
     def categories(self) -> list[str]:
-        return [c.name for c in self._memory().list_categories()]
+        memory = self._memory()
+        return self._worker.call(lambda: [c.name for c in memory.list_categories()])
 
     def stats(self) -> MemoryStats:
-        return self._memory().get_stats()
+        memory = self._memory()
+        return self._worker.call(memory.get_stats)
 
     @property
     def browse(self) -> MemoryBrowser:

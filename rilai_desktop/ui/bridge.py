@@ -43,7 +43,10 @@ class EngineBridge(QObject):
     search_done = Signal(str, object)  # the query, list[MessageHit]
     switched = Signal(str, object, int)  # session id, list[Message], message id to show or 0
     daemon_status = Signal(object)  # app.daemon_status.DaemonStatus: where check-ins stand
-    setting_failed = Signal(str)  # a setting the window saved was refused: why
+    setting_failed = Signal(str)
+    memory_stats = Signal(
+        object
+    )  # MemoryStats, or None where memory is off  # a setting the window saved was refused: why
 
     def __init__(self, engine: Engine, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -160,6 +163,25 @@ class EngineBridge(QObject):
             self.daemon_status.emit(status)
 
         threading.Thread(target=run, name="rilai-ui-status", daemon=True).start()
+
+    def refresh_memory_stats(self) -> None:
+        """Memory's size, read off the GUI thread (SQLite); ``memory_stats`` answers. A
+        failed read is logged, never shown as a turn error."""
+
+        def run() -> None:
+            from rilai_desktop.errors import EngineClosedError
+
+            memory = self.engine.memory
+            try:
+                stats = memory.stats() if memory.available else None
+            except EngineClosedError:
+                return  # the window closed meanwhile
+            except Exception:
+                log.exception("could not read memory's size")
+                return
+            self.memory_stats.emit(stats)
+
+        threading.Thread(target=run, name="rilai-ui-memory", daemon=True).start()
 
     def save_setting(self, key: str, value: str) -> None:
         """Write one setting to the settings file off the GUI thread (it waits for the

@@ -7,7 +7,6 @@ The inspector dock and the tray plug in through ``attach_inspector`` / the app
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Protocol
@@ -29,6 +28,7 @@ from rilai_desktop.ui.conversation import ConversationView, MessageRow
 from rilai_desktop.ui.help_overlay import HelpOverlay
 from rilai_desktop.ui.message_input import MessageInput
 from rilai_desktop.ui.slash_commands import SlashCompleter
+from rilai_desktop.ui.status_strip import DAEMON_KINDS, StatusStrip
 
 if TYPE_CHECKING:
     from PySide6.QtWidgets import QDockWidget
@@ -41,9 +41,6 @@ class InspectorLike(Protocol):
     def on_event(self, event: EngineEvent) -> None: ...
 
     def show_turn(self, events: Sequence[EngineEvent]) -> None: ...
-
-
-DAEMON_KINDS = frozenset({"daemon_tick", "proactive_nudge"})
 
 
 class MainWindow(QMainWindow):
@@ -62,8 +59,6 @@ class MainWindow(QMainWindow):
         self.resize(900, 700)
         self.bridge: EngineBridge | None = None
         self.inspector: InspectorLike | None = None
-        self._stage = ""
-        self._stage_started = 0.0
         self._font_delta = 0
         self._sent = ""  # the running turn's text: put back in the input if the turn fails
         self._troubles: list[dict[str, Any]] = []  # this turn's ERROR / AGENT_FAILED payloads
@@ -101,20 +96,12 @@ class MainWindow(QMainWindow):
         self.setCentralWidget(central)
         self.help_overlay = HelpOverlay(central)
 
-        self.stage_label = QLabel("loading…")
-        self.stage_label.setAccessibleName("Current stage")
-        self.model_label = QLabel("")
-        self.model_label.setAccessibleName("Voice model")
-        self.memory_label = QLabel("")
-        self.memory_label.setAccessibleName("Memory size")
-        self.daemon_label = QLabel("")
-        self.daemon_label.setObjectName("daemon-state")
-        self.daemon_label.setAccessibleName("Check-ins state")
-        for label in (self.stage_label, self.model_label, self.memory_label, self.daemon_label):
-            self.statusBar().addWidget(label)
-        self._tick = QTimer(self)
-        self._tick.setInterval(100)
-        self._tick.timeout.connect(self._show_elapsed)
+        self.status = StatusStrip(self.statusBar())
+        # the labels, by the names tests and the app use
+        self.stage_label = self.status.stage_label
+        self.model_label = self.status.model_label
+        self.memory_label = self.status.memory_label
+        self.daemon_label = self.status.daemon_label
         self._actions()
         self.set_ready(False)
         if bridge is not None:
@@ -161,6 +148,7 @@ class MainWindow(QMainWindow):
         self.view.inspect_requested.connect(self._inspect)
         bridge.logged.connect(self._on_logged)
         bridge.daemon_status.connect(self._show_daemon_status)
+        bridge.memory_stats.connect(self.status.memory)
         bridge.refresh_daemon_status()
         self.show_history(bridge.engine.session.history)
         tier = bridge.engine.voice_tier()
@@ -340,10 +328,7 @@ class MainWindow(QMainWindow):
             if str(kind) in ("error", "agent_failed"):  # a missing model file is said after
                 self._troubles.append(dict(getattr(update, "payload", {}) or {}))
             if str(kind) == "turn_stage_changed":
-                self._stage = str(getattr(update, "payload", {}).get("stage", ""))
-                self._stage_started = time.monotonic()
-                self._tick.start()
-                self._show_elapsed()
+                self.status.stage(str(getattr(update, "payload", {}).get("stage", "")))
         else:
             self.view.stream(
                 getattr(update, "text", ""), reset=bool(getattr(update, "reset", False))
@@ -394,23 +379,12 @@ class MainWindow(QMainWindow):
         self.view.set_idle(not busy)
 
     def _turn_over(self, note: str) -> None:
-        self._tick.stop()
-        self._stage = ""
-        self.stage_label.setText(note)
-
-    def _show_elapsed(self) -> None:
-        if self._stage:
-            elapsed = time.monotonic() - self._stage_started
-            self.stage_label.setText(f"{self._stage} · {elapsed:.1f} s")
+        self.status.turn_over(note)
 
     def _show_memory(self) -> None:
-        if self.bridge is None or not self.bridge.engine.memory.available:
-            return
-        try:
-            stats = self.bridge.engine.memory.stats()
-        except Exception:
-            return
-        self.memory_label.setText(f"memory: {stats.total_items} items")
+        """Memory's size, read by the bridge off the GUI thread (``memory_stats``)."""
+        if self.bridge is not None:
+            self.bridge.refresh_memory_stats()
 
     # ── check-ins ─────────────────────────────────────────────────────────
     def _on_logged(self, event: object) -> None:
@@ -419,7 +393,7 @@ class MainWindow(QMainWindow):
             self.bridge.refresh_daemon_status()
 
     def _show_daemon_status(self, status: object) -> None:
-        self.daemon_label.setText(str(getattr(status, "text", "")))
+        self.status.daemon(status)
 
     def open_settings(self) -> None:
         """The settings dialog over the Engine's settings (the one settings file)."""

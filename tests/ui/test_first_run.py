@@ -67,7 +67,7 @@ def test_missing_models_are_offered_installed_with_progress_then_the_conversatio
     assert first is not None
     desktop.start()
     assert desktop.window.isVisible()  # the window comes before any check or model
-    qtbot.waitUntil(lambda: first.showing, timeout=10_000)
+    qtbot.waitUntil(lambda: first.showing and first.panel.isVisible(), timeout=10_000)
     panel = first.panel
     text = panel.models_label.text()
     assert "Tiny" in text and "Mid" in text and "medium, large tier" in text
@@ -94,7 +94,7 @@ def test_a_failed_install_says_why_and_try_again_works(
     first = desktop.first_run
     assert first is not None
     desktop.start()
-    qtbot.waitUntil(lambda: first.showing, timeout=10_000)
+    qtbot.waitUntil(lambda: first.showing and first.panel.isVisible(), timeout=10_000)
     panel = first.panel
     with qtbot.waitSignal(first.install_failed, timeout=10_000):
         panel.install_button.click()
@@ -116,7 +116,8 @@ def test_cancel_stops_the_install_and_the_panel_stays(
     first = desktop.first_run
     assert first is not None
     desktop.start()
-    qtbot.waitUntil(lambda: first.showing, timeout=10_000)
+    # Qt shows a widget put into a shown window on the event loop's next turn
+    qtbot.waitUntil(lambda: first.showing and first.panel.isVisible(), timeout=10_000)
     panel = first.panel
     panel.install_button.click()
     assert panel.cancel_button.isVisible() and panel.progress.isVisible()
@@ -140,7 +141,7 @@ def test_not_now_opens_rilai_without_the_models(qtbot: QtBot, tmp_path: Path, si
     first = desktop.first_run
     assert first is not None
     desktop.start()
-    qtbot.waitUntil(lambda: first.showing, timeout=10_000)
+    qtbot.waitUntil(lambda: first.showing and first.panel.isVisible(), timeout=10_000)
     with qtbot.waitSignal(desktop.loader.loaded, timeout=30_000):
         first.panel.skip_button.click()
     assert not first.showing and desktop.window.input.isEnabled()

@@ -198,3 +198,21 @@ def test_a_broken_voice_model_still_gets_a_reply_and_the_window_goes_on(qtbot: Q
     assert last.text.strip()  # a fallback reply or a plain note, never a blank or a crash
     assert win.input.isEnabled() and win.send_button.text() == "Send"
     win.close()
+
+
+def test_the_status_strip_shows_memory_read_off_the_gui_thread(
+    qtbot: QtBot, window: MainWindow
+) -> None:
+    assert window.bridge is not None
+    reads: list[str] = []
+    original = window.bridge.engine.memory.stats
+
+    def stats() -> Any:
+        reads.append(threading.current_thread().name)
+        return original()
+
+    window.bridge.engine.memory.stats = stats  # type: ignore[method-assign]
+    _say(qtbot, window, "My sister Maya lives in Lisbon.")
+    qtbot.waitUntil(lambda: bool(reads), timeout=30_000)  # read again after the turn
+    qtbot.waitUntil(lambda: window.memory_label.text().startswith("memory: "), timeout=10_000)
+    assert threading.main_thread().name not in reads

@@ -20,7 +20,6 @@ from PySide6.QtWidgets import QApplication, QDockWidget, QSystemTrayIcon, QWidge
 
 from rilai_desktop.errors import RilaiError
 from rilai_desktop.ui.bridge import EngineBridge
-from rilai_desktop.ui.first_run import FirstRun, SetupLike
 from rilai_desktop.ui.main_window import MainWindow
 from rilai_desktop.ui.nudge_list import NudgeList
 from rilai_desktop.ui.theme import apply_theme
@@ -30,6 +29,7 @@ if TYPE_CHECKING:
     from rilai_desktop.app.engine import Engine
     from rilai_desktop.daemon.ports import Nudge
     from rilai_desktop.ui.conversation_list import ConversationsDock
+    from rilai_desktop.ui.first_run import FirstRun, SetupLike
     from rilai_desktop.ui.inspector import Inspector
 
 log = logging.getLogger(__name__)
@@ -98,7 +98,11 @@ class DesktopApp(QObject):
         super().__init__()
         self.window = MainWindow()
         # with ``models``, missing tier models are offered first (ui/first_run.py)
-        self.first_run = FirstRun(self.window, models) if models is not None else None
+        self.first_run: FirstRun | None = None
+        if models is not None:
+            from rilai_desktop.ui.first_run import FirstRun
+
+            self.first_run = FirstRun(self.window, models)
         # the inspector (and the contracts it reads) loads after the window's first paint
         self.inspector: Inspector | None = None
         self.conversations: ConversationsDock | None = None  # built after the first paint

@@ -23,11 +23,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from rilai_desktop.app.slash_commands import looks_like_command, lookup
 from rilai_desktop.ui.conversation import ConversationView, MessageRow
-from rilai_desktop.ui.help_overlay import HelpOverlay
 from rilai_desktop.ui.message_input import MessageInput
-from rilai_desktop.ui.slash_commands import SlashCompleter
 from rilai_desktop.ui.status_strip import DAEMON_KINDS, StatusStrip
 
 if TYPE_CHECKING:
@@ -35,6 +32,8 @@ if TYPE_CHECKING:
 
     from rilai_desktop.contracts import EngineEvent
     from rilai_desktop.ui.bridge import EngineBridge
+    from rilai_desktop.ui.help_overlay import HelpOverlay
+    from rilai_desktop.ui.slash_commands import SlashCompleter
 
 
 class InspectorLike(Protocol):
@@ -75,7 +74,10 @@ class MainWindow(QMainWindow):
         self.input.submitted.connect(self.send)
         self.input.cancel_requested.connect(self.cancel)
         self.input.edit_last_requested.connect(self.edit_last)
-        self.completer = SlashCompleter(self.input)
+        # the slash completer and the help overlay are built when first needed (after the
+        # first paint: `rilai bench ui` times it)
+        self.completer: SlashCompleter | None = None
+        self._help_overlay: HelpOverlay | None = None
         self.edit_banner = QLabel("Editing your last message: Enter resends it, Esc leaves")
         self.edit_banner.setObjectName("edit-banner")
         self.edit_banner.setAccessibleName("Editing your last message")
@@ -94,7 +96,7 @@ class MainWindow(QMainWindow):
         layout.addWidget(self.edit_banner)
         layout.addLayout(row)
         self.setCentralWidget(central)
-        self.help_overlay = HelpOverlay(central)
+        self._central = central
 
         self.status = StatusStrip(self.statusBar())
         # the labels, by the names tests and the app use
@@ -137,6 +139,10 @@ class MainWindow(QMainWindow):
     def attach(self, bridge: EngineBridge) -> None:
         """The Engine is ready: show the conversation so far and enable the input."""
         self.bridge = bridge
+        if self.completer is None:
+            from rilai_desktop.ui.slash_commands import SlashCompleter
+
+            self.completer = SlashCompleter(self.input)
         bridge.update.connect(self._on_update)
         bridge.turn_done.connect(self._on_done)
         bridge.turn_cancelled.connect(self._on_cancelled)
@@ -212,6 +218,8 @@ class MainWindow(QMainWindow):
     def send(self, text: str) -> None:
         if self.bridge is None:
             return
+        from rilai_desktop.app.slash_commands import looks_like_command
+
         if looks_like_command(text):
             self.input.clear()
             self.command(text.strip())
@@ -234,6 +242,8 @@ class MainWindow(QMainWindow):
 
     def command(self, word: str) -> None:
         """A slash command typed in the input; it never reaches Rilai."""
+        from rilai_desktop.app.slash_commands import lookup
+
         found = lookup(word, "window")
         name = found.name if found is not None else ""
         if found is None:
@@ -260,6 +270,14 @@ class MainWindow(QMainWindow):
             self.view.add_message("system", "The inspector is still loading; try again.")
         else:
             self._inspect(reply.turn_id)
+
+    @property
+    def help_overlay(self) -> HelpOverlay:
+        if self._help_overlay is None:
+            from rilai_desktop.ui.help_overlay import HelpOverlay
+
+            self._help_overlay = HelpOverlay(self._central)
+        return self._help_overlay
 
     def show_help(self) -> None:
         self.help_overlay.show_help(self.actions())

@@ -7,9 +7,9 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QApplication
 
-from rilai_desktop.paths import REPO_ROOT
+from rilai_desktop.ui.resources import RESOURCES_DIR
 
-STYLE_DIR = REPO_ROOT / "resources" / "style"
+STYLE_DIR = RESOURCES_DIR / "style"
 
 
 def resolve(theme: str) -> str:

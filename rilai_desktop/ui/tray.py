@@ -35,14 +35,14 @@ from PySide6.QtCore import QObject, QSize, Qt, QThread, QThreadPool, Signal, Slo
 from PySide6.QtGui import QAction, QIcon
 from PySide6.QtWidgets import QMenu, QSystemTrayIcon
 
-from rilai_desktop.paths import REPO_ROOT
 from rilai_desktop.ui.nudge_list import NudgeList
+from rilai_desktop.ui.resources import RESOURCES_DIR
 
 if TYPE_CHECKING:
     from rilai_desktop.daemon.ports import Nudge
     from rilai_desktop.ui.notifications import Notifier
 
-ICONS_DIR: Final = REPO_ROOT / "resources" / "icons"
+ICONS_DIR: Final = RESOURCES_DIR / "icons"
 ICON_PATH: Final = ICONS_DIR / "rilai.svg"
 ICON_SIZES: Final = (16, 24, 32, 48, 64, 128, 256, 512)
 L3_INLINE: Final = 3

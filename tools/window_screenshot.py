@@ -60,6 +60,8 @@ def main(argv: list[str]) -> int:
     window.resize(1280, 800)
     if os.environ.get("RILAI_SHOT_INSPECTOR"):
         desktop.open_inspector()
+    failed: list[str] = []
+    desktop.loader.failed.connect(failed.append)
     desktop.start()
 
     def wait(condition, seconds: float) -> bool:  # type: ignore[no-untyped-def]
@@ -71,8 +73,8 @@ def main(argv: list[str]) -> int:
             time.sleep(0.02)
         return False
 
-    if not wait(lambda: window.bridge is not None, 180):
-        print("the engine did not open", file=sys.stderr)
+    if not wait(lambda: window.bridge is not None or bool(failed), 180) or failed:
+        print(f"the engine did not open: {' '.join(failed)}", file=sys.stderr)
         return 1
     turns: list[dict[str, object]] = []
     for n, message in enumerate(messages, 1):

@@ -133,6 +133,29 @@ class KBPointRow(SQLModel, table=True):
     updated_at: str
 
 
+class MemoryControlRow(SQLModel, table=True):
+    """Migration 0007: paused / pinned / last used, per entry (a projection of the log)."""
+
+    __tablename__ = "memory_controls"
+    kind: str = Field(primary_key=True)
+    entry_id: str = Field(primary_key=True)
+    paused: int = 0
+    pinned: int = 0
+    last_used_at: str | None = None
+    updated_at: str
+
+
+class MemoryFeedbackRow(SQLModel, table=True):
+    """Migration 0007: "not relevant" for queries like this one (the query's embedding)."""
+
+    __tablename__ = "memory_feedback"
+    id: int | None = Field(default=None, primary_key=True)
+    kind: str
+    entry_id: str
+    query_embedding: bytes
+    created_at: str
+
+
 TABLES: tuple[type[SQLModel], ...] = (
     MemoryMeta,
     MemoryResourceRow,
@@ -143,4 +166,6 @@ TABLES: tuple[type[SQLModel], ...] = (
     UserFactRow,
     GoalRow,
     KBPointRow,
+    MemoryControlRow,
+    MemoryFeedbackRow,
 )

@@ -100,12 +100,12 @@ class MemoryPanel(QWidget):
         for title, kind, empty in ENTRY_TABS:
             tab = EntryTab(title, empty, evidence=kind == "fact")
             self.entry_tabs[kind] = tab
-            self.tabs.addTab(tab, title)
+            self.tabs.addTab(tab, title.replace("&", "&&"))
         self.page_tabs: dict[str, PageTab] = {}
         for title, kind, empty in PAGE_TABS:
             page_tab = PageTab(title, empty)
             self.page_tabs[kind] = page_tab
-            self.tabs.addTab(page_tab, title)
+            self.tabs.addTab(page_tab, title.replace("&", "&&"))
         self.note = QLabel("")
         self.note.setObjectName("memory-note")
         self.note.setWordWrap(True)
@@ -148,7 +148,8 @@ class MemoryPanel(QWidget):
             count = sum(1 for e in snapshot.entries if e.kind == kind) + sum(
                 1 for p in snapshot.pages if p.kind == kind
             )
-            self.tabs.setTabText(i, f"{title} ({count})" if count else title)
+            label = title.replace("&", "&&")  # not a mnemonic
+            self.tabs.setTabText(i, f"{label} ({count})" if count else label)
         self.set_switch(snapshot.recording_paused)
 
     def set_switch(self, paused: bool) -> None:

@@ -47,6 +47,9 @@ class EntryTableModel(QAbstractTableModel):
             self._columns.append("Evidence")
         self._columns += ["Learned", "Last used in a reply", "State"]
 
+    def column(self, title: str) -> int:
+        return self._columns.index(title)
+
     # ── the data ──────────────────────────────────────────────────────────
     def set_entries(self, entries: Sequence[Any]) -> None:
         self.beginResetModel()

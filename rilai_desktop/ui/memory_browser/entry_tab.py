@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from PySide6.QtCore import QSortFilterProxyModel, Signal
+from PySide6.QtCore import QSortFilterProxyModel, Qt, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
@@ -56,8 +56,11 @@ class EntryTab(QWidget):
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         header.setStretchLastSection(True)
-        self.table.setColumnWidth(0, 280)
-        self.table.setColumnWidth(2, 220)
+        self.table.setColumnWidth(0, 220)
+        self.table.setColumnWidth(1, 90)
+        self.table.setColumnWidth(2, 250)
+        learned = self.model.column("Learned")
+        self.table.sortByColumn(learned, Qt.SortOrder.DescendingOrder)  # newest first
         self.table.doubleClicked.connect(lambda _i: self._edit())
 
         def button(text: str, accessible: str, slot: Any) -> QPushButton:

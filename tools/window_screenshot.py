@@ -6,8 +6,9 @@ typed into the input as a person would, the window grabbed once each reply is in
 Writes OUT_DIR/window-1.png … (one per reply) and OUT_DIR/summary.json (each reply, the
 inspector's agent rows per turn, whether a system tray was there). Environment:
 RILAI_THEME (light/dark), RILAI_SHOT_INSPECTOR=1 (inspector open), RILAI_SHOT_TRAY=1 (start
-`trayer`, a tray host, in the X session first). Used for the README's screenshots, to look
-at what the window shows, and by tests/e2e/test_window_real.py.
+`trayer`, a tray host, in the X session first), RILAI_SHOT_MEMORY=1 (after the replies, the
+Memory dock open on its "About you" tab: OUT_DIR/memory.png). Used for the README's
+screenshots, to look at what the window shows, and by tests/e2e/test_window_real.py.
 """
 
 from __future__ import annotations
@@ -97,8 +98,13 @@ def main(argv: list[str]) -> int:
                 "screenshot": str(path),
             }
         )
+    memory_shot = None
+    if os.environ.get("RILAI_SHOT_MEMORY"):
+        memory_shot = str(shoot_memory(desktop, wait, out / "memory.png"))
+        print(memory_shot)
     summary = {
         "turns": turns,
+        "memory_screenshot": memory_shot,
         "tray_available": desktop.tray is not None,
         "platform": QApplication.platformName(),
     }
@@ -107,6 +113,22 @@ def main(argv: list[str]) -> int:
     if tray_host is not None:
         tray_host.terminate()
     return 0
+
+
+def shoot_memory(desktop, wait, path: Path) -> Path:  # type: ignore[no-untyped-def]
+    """The Memory dock open on "About you", once what the turns taught is in it."""
+    wait(lambda: desktop.memory is not None, 30)
+    dock = desktop.memory
+    dock.toggleViewAction().trigger()
+    dock.panel.tabs.setCurrentIndex(0)
+    from PySide6.QtCore import Qt
+
+    desktop.window.resizeDocks([dock], [680], Qt.Orientation.Horizontal)
+    facts = dock.panel.entry_tabs["fact"]
+    wait(lambda: facts.model.rowCount() > 0, 30)
+    wait(lambda: False, 0.5)
+    desktop.window.grab().save(str(path))
+    return path
 
 
 if __name__ == "__main__":

@@ -19,6 +19,7 @@ from rilai_desktop.paths import Paths
 if TYPE_CHECKING:
     from rilai_desktop.daemon.nudges import ControlState, NudgeControls
     from rilai_desktop.memory.browse import MemoryBrowser
+    from rilai_desktop.memory.entries import EntryKind, MemoryEntry, MemoryPage
     from rilai_desktop.memory.manager import MemoryManager
     from rilai_desktop.memory.types import MemoryItem, MemoryStats, RetrievalResult
 
@@ -91,6 +92,49 @@ class MemoryFacade:
     def forget(self, item_id: str) -> bool:
         memory = self._memory()
         return self._worker.call(lambda: memory.forget_item(item_id))
+
+    # ── entries as the person sees them (issue 20: the memory browser) ─────────
+    # browse reads on the read-only connection (never waiting on a turn); search_all on
+    # the worker, since it reads the FAISS index
+    def entries(
+        self,
+        kind: EntryKind | None = None,
+        *,
+        query: str = "",
+        limit: int = 500,
+        include_paused: bool = True,
+    ) -> list[MemoryEntry]:
+        """Newest first, each with where it came from and its controls; ``query`` keeps
+        those holding every word (FTS5 for items, LIKE for the small tables)."""
+        return self.browse.entries(kind, query=query, limit=limit, include_paused=include_paused)
+
+    def entry(self, kind: EntryKind, entry_id: str) -> MemoryEntry | None:
+        return self.browse.entry(kind, entry_id)
+
+    def search_all(self, query: str, limit: int = 50) -> list[MemoryEntry]:
+        """The retrieval a turn uses (FTS5 + the vector index, "rag") for items, then
+        the words in facts, episodes and threads/goals; paused entries included (the
+        browser marks them), superseded and deleted ones never."""
+        if not query.strip():
+            return []
+        memory = self._memory()
+        k = max(1, min(limit, 50))
+        found = self._worker.call(lambda: memory.retrieve(query, "rag", k, None))
+        browse = self.browse
+        items = browse.entries_by_id("item", [i.item_id for i in found.items if i.is_valid])
+        seen = {e.entry_id for e in items}
+        items += [e for e in browse.entries("item", query=query, limit=k) if e.entry_id not in seen]
+        kinds: tuple[EntryKind, ...] = ("fact", "episode", "goal")
+        rest = [e for kind in kinds for e in browse.entries(kind, query=query, limit=k)]
+        return (items + rest)[:limit]
+
+    def pages(self) -> list[MemoryPage]:
+        """Categories (their markdown and the file on disk), the journal's days, the
+        knowledge bases."""
+        from rilai_desktop.memory.pages import memory_pages
+
+        memory = self._memory()
+        return memory_pages(self.browse, memory.category_layer.folder, memory.journal)
 
 
 class NudgesFacade:

@@ -12,6 +12,8 @@ does with raw sqlite3 (docs/architecture.md, "sqlmodel").
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from sqlalchemy import func
@@ -20,6 +22,7 @@ from sqlalchemy.pool import NullPool
 from sqlmodel import Session, col, create_engine, select
 
 from rilai_desktop.errors import MemoryInputError, StorageError
+from rilai_desktop.memory.entries import EntryKind, MemoryEntry
 from rilai_desktop.memory.tables import (
     EpisodeRow,
     GoalRow,
@@ -114,3 +117,79 @@ class MemoryBrowser:
             query = query.where(GoalRow.status == status)
         with Session(self._engine) as session:
             return list(session.exec(query.order_by(col(GoalRow.deadline))).all())
+
+    # ── entries as the person sees them (issue 20: the memory browser) ─────────
+    @contextmanager
+    def _raw(self) -> Iterator[sqlite3.Connection]:
+        """The read-only sqlite3 connection itself, for the joins of ``entry_reader``."""
+        proxy = self._engine.raw_connection()
+        try:
+            conn = proxy.driver_connection
+            assert isinstance(conn, sqlite3.Connection)
+            yield conn
+        finally:
+            proxy.close()
+
+    def entries(
+        self,
+        kind: EntryKind | None = None,
+        *,
+        query: str = "",
+        limit: int = 500,
+        include_paused: bool = True,
+    ) -> list[MemoryEntry]:
+        """Items (turn records included), facts, episodes, threads/goals: newest first,
+        each with its source in words and its controls (``entry_reader.py``)."""
+        from rilai_desktop.memory.entry_reader import EntryReader
+
+        self._page(limit, 0)
+        with self._raw() as conn:
+            return EntryReader(conn).entries(
+                kind, query=query, limit=limit, include_paused=include_paused
+            )
+
+    def entry(self, kind: EntryKind, entry_id: str) -> MemoryEntry | None:
+        from rilai_desktop.memory.entry_reader import EntryReader
+
+        with self._raw() as conn:
+            return EntryReader(conn).entry(kind, entry_id)
+
+    def entries_by_id(self, kind: EntryKind, entry_ids: list[str]) -> list[MemoryEntry]:
+        """Those of ``entry_ids`` that exist, in that order."""
+        from rilai_desktop.memory.entry_reader import EntryReader
+
+        with self._raw() as conn:
+            reader = EntryReader(conn)
+            found = (reader.entry(kind, i) for i in entry_ids)
+            return [e for e in found if e is not None]
+
+    def knowledge_bases(self) -> list[tuple[str, int, str | None, list[str]]]:
+        """(name, documents, last updated, the first documents' text) per knowledge base."""
+        with self._raw() as conn:
+            rows = conn.execute(
+                "SELECT kb_name, count(*), max(updated_at) FROM kb_points"
+                " GROUP BY kb_name ORDER BY kb_name"
+            ).fetchall()
+            out = []
+            for name, count, updated in rows:
+                docs = conn.execute(
+                    "SELECT point_id, payload FROM kb_points WHERE kb_name = ?"
+                    " ORDER BY updated_at DESC, point_id LIMIT 20",
+                    (name,),
+                ).fetchall()
+                out.append((str(name), int(count), updated, [_doc_line(p, raw) for p, raw in docs]))
+            return out
+
+
+def _doc_line(point_id: str, raw: str) -> str:
+    import json
+
+    try:
+        payload = json.loads(raw)
+    except ValueError:
+        payload = {}
+    text = ""
+    if isinstance(payload, dict):
+        text = next((str(v) for k, v in payload.items() if k in ("text", "content", "title")), "")
+    flat = " ".join(text.split())
+    return f"{point_id}: {flat[:160]}" if flat else str(point_id)

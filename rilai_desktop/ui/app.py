@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from rilai_desktop.ui.conversation_list import ConversationsDock
     from rilai_desktop.ui.first_run import FirstRun, SetupLike
     from rilai_desktop.ui.inspector import Inspector
+    from rilai_desktop.ui.memory_browser.dock import MemoryDock
 
 log = logging.getLogger(__name__)
 
@@ -106,6 +107,7 @@ class DesktopApp(QObject):
         # the inspector (and the contracts it reads) loads after the window's first paint
         self.inspector: Inspector | None = None
         self.conversations: ConversationsDock | None = None  # built after the first paint
+        self.memory: MemoryDock | None = None  # the memory browser, built after it too
         self._inspector_wanted = False
         self._painted = _FirstPaint(self.window, self._after_first_paint)
         self.nudge_list = NudgeList()
@@ -151,6 +153,7 @@ class DesktopApp(QObject):
         self.window.view_menu.addAction(dock.toggleViewAction())
 
         self._build_conversations()
+        self._build_memory()
         self.inspector = Inspector(self.window)
         self.window.attach_inspector(self.inspector, self.inspector)
         self.inspector.setVisible(self._inspector_wanted)
@@ -177,6 +180,19 @@ class DesktopApp(QObject):
         if self.window.bridge is not None:
             dock.attach(self.window.bridge, self.window)
 
+    def _build_memory(self) -> None:
+        """The Memory dock (right; Ctrl+M and View ▸ Memory show or hide it), wired to
+        the bridge now or when the Engine arrives; it reads memory only while shown."""
+        from rilai_desktop.ui.memory_browser.dock import MemoryDock
+
+        dock = MemoryDock(self.window)
+        self.window.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, dock)
+        dock.hide()
+        self.window.view_menu.addAction(dock.toggleViewAction())
+        self.memory = dock
+        if self.window.bridge is not None:
+            dock.attach(self.window.bridge)
+
     def open_inspector(self) -> None:
         """Show the inspector (now, or as soon as it is built)."""
         self._inspector_wanted = True
@@ -191,6 +207,10 @@ class DesktopApp(QObject):
         self.window.attach(bridge)
         if self.conversations is not None:
             self.conversations.attach(bridge, self.window)
+        if self.memory is not None:
+            self.memory.attach(bridge)
+        bridge.memory_paused.connect(self.window.status.memory_paused)
+        bridge.refresh_memory_paused()
         if self.daemon_note:
             self.window.view.add_message("system", self.daemon_note)
         if self._tray_pending:

@@ -48,6 +48,12 @@ class EngineBridge(QObject):
         object
     )  # MemoryStats, or None where memory is off  # a setting the window saved was refused: why
 
+    # the memory browser (issue 20): a write's name when it is done, or a line saying why not
+    memory_changed = Signal(str)
+    memory_failed = Signal(str)
+    memory_loaded = Signal(str, object)  # the query, MemorySnapshot
+    memory_paused = Signal(bool)  # the global "memory paused" switch, as the engine has it
+
     def __init__(self, engine: Engine, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.engine = engine
@@ -194,6 +200,66 @@ class EngineBridge(QObject):
                 self.setting_failed.emit(f"{key}: {getattr(exc, 'message', None) or exc}")
 
         threading.Thread(target=run, name="rilai-ui-setting", daemon=True).start()
+
+    # ── the memory browser (issue 20) ─────────────────────────────────────
+    def memory_action(self, name: str, *args: object) -> None:
+        """``engine.memory.<name>(*args)`` off the GUI thread (a write: edit, delete,
+        set_paused, set_pinned, delete_many, set_recording_paused, forget_everything);
+        ``memory_changed(name)`` when done, ``memory_failed(why)`` when refused."""
+
+        def run() -> None:
+            from rilai_desktop.errors import EngineClosedError
+
+            try:
+                getattr(self.engine.memory, name)(*args)
+            except EngineClosedError:
+                return
+            except Exception as exc:
+                from rilai_desktop.ui.trouble import explain
+
+                log.exception("memory %s failed", name)
+                self.memory_failed.emit(explain(exc))
+                return
+            self.memory_changed.emit(name)
+
+        threading.Thread(target=run, name="rilai-ui-memory-write", daemon=True).start()
+
+    def load_memory(self, query: str = "") -> None:
+        """Every entry and page (``query`` empty) or what a search across all of memory
+        finds, read off the GUI thread; ``memory_loaded(query, MemorySnapshot)``."""
+        from rilai_desktop.ui.memory_browser.snapshot import read_snapshot
+
+        def run() -> None:
+            from rilai_desktop.errors import EngineClosedError
+
+            try:
+                snapshot = read_snapshot(self.engine.memory, query)
+            except EngineClosedError:
+                return
+            except Exception as exc:
+                from rilai_desktop.ui.trouble import explain
+
+                log.exception("could not read memory")
+                self.memory_failed.emit(explain(exc))
+                return
+            self.memory_loaded.emit(query, snapshot)
+            self.memory_paused.emit(snapshot.recording_paused)
+
+        threading.Thread(target=run, name="rilai-ui-memory-read", daemon=True).start()
+
+    def refresh_memory_paused(self) -> None:
+        """Whether "memory paused" is on (a setting), read off the GUI thread;
+        ``memory_paused`` answers."""
+
+        def run() -> None:
+            try:
+                paused = bool(getattr(self.engine.memory, "recording_paused", False))
+            except Exception:
+                log.exception("could not read whether memory is paused")
+                return
+            self.memory_paused.emit(paused)
+
+        threading.Thread(target=run, name="rilai-ui-memory-switch", daemon=True).start()
 
     def _off_thread(self, work: Callable[[], Any], then: Callable[[Any], None]) -> None:
         def run() -> None:

@@ -31,6 +31,8 @@ class StatusStrip(QObject):
             bar.addWidget(label)
         self._stage = ""
         self._stage_started = 0.0
+        self._memory_text = ""
+        self._memory_paused = False
         self._tick = QTimer(self)
         self._tick.setInterval(100)
         self._tick.timeout.connect(self._show_elapsed)
@@ -61,7 +63,19 @@ class StatusStrip(QObject):
     def memory(self, stats: object) -> None:
         """``MemoryStats`` (or None where memory is off), read by the bridge."""
         total = getattr(stats, "total_items", None)
-        self.memory_label.setText(f"memory: {total} items" if total is not None else "")
+        self._memory_text = f"memory: {total} items" if total is not None else ""
+        self._show_memory()
+
+    def memory_paused(self, paused: bool) -> None:
+        """The global "memory paused" switch (issue 20): said beside memory's size."""
+        self._memory_paused = paused
+        self._show_memory()
+
+    def _show_memory(self) -> None:
+        parts = ["memory paused"] if self._memory_paused else []
+        self.memory_label.setText(
+            " · ".join([*parts, self._memory_text] if self._memory_text else parts)
+        )
 
     def daemon(self, status: object) -> None:
         """``app.daemon_status.DaemonStatus``: running, paused until…, quiet hours, off."""

@@ -154,7 +154,7 @@ def test_import_refuses_a_non_empty_memory_unless_merge(engine: Engine, tmp_path
     folder = tmp_path / "export"
     engine.memory.export(folder)
     before = entries(engine)
-    with pytest.raises(MemoryInputError, match="not empty.*nothing was imported"):
+    with pytest.raises(MemoryInputError, match=r"not empty.*nothing was imported"):
         engine.memory.import_(folder)
     merged = engine.memory.import_(folder, merge=True)
     assert sum(merged.counts.values()) == 0, merged
@@ -210,7 +210,7 @@ def test_a_missing_category_page_imports_nothing(
     (folder / "categories" / "biography.md").unlink()
     fresh = _reopen_elsewhere(monkeypatch, tmp_path, "fresh-home")
     try:
-        with pytest.raises(MemoryInputError, match="biography.md is missing"):
+        with pytest.raises(MemoryInputError, match=r"biography\.md is missing"):
             fresh.memory.import_(folder)
         assert entries(fresh) == set()
         assert not list(fresh.parts.core.paths.categories_dir.glob("*.md"))

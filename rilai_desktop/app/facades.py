@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from rilai_desktop.memory.browse import MemoryBrowser
     from rilai_desktop.memory.entries import EntryKind, MemoryEntry, MemoryPage
     from rilai_desktop.memory.manager import MemoryManager
+    from rilai_desktop.memory.transfer import ExportReport, ImportReport
     from rilai_desktop.memory.types import MemoryItem, MemoryStats, RetrievalResult
 
 
@@ -135,6 +136,19 @@ class MemoryFacade:
 
         memory = self._memory()
         return memory_pages(self.browse, memory.category_layer.folder, memory.journal)
+
+    # export and import (memory/transfer/; docs/memory-export.md), on the worker
+    def export(self, folder: Path) -> ExportReport:
+        """Everything memory holds but the paused entries, to ``folder``."""
+        from rilai_desktop import __version__
+
+        memory = self._memory()
+        return self._worker.call(lambda: memory.export_all(folder, app_version=__version__))
+
+    def import_(self, folder: Path, *, merge: bool = False) -> ImportReport:
+        """An export folder into this memory (refused when it is not empty, unless merge)."""
+        memory = self._memory()
+        return self._worker.call(lambda: memory.import_all(folder, merge=merge))
 
 
 class NudgesFacade:

@@ -257,9 +257,18 @@ def _add_memory(sub: Any, common: argparse.ArgumentParser) -> None:
     forget.add_argument("item", metavar="ITEM", help="an item id (item_...)")
     forget.add_argument("--yes", "-y", action="store_true", help="do not ask for confirmation")
     export = memory_sub.add_parser(
-        "export", parents=[action_common], help="write everything as JSON Lines + markdown"
+        "export",
+        parents=[action_common],
+        help="write what memory holds to a folder (docs/memory-export.md)",
     )
-    export.add_argument("dir", metavar="DIR")
+    export.add_argument("dir", metavar="FOLDER")
+    import_ = memory_sub.add_parser(
+        "import", parents=[action_common], help="read a folder `memory export` wrote"
+    )
+    import_.add_argument("dir", metavar="FOLDER")
+    import_.add_argument(
+        "--merge", action="store_true", help="into a non-empty memory: add what is not there"
+    )
     memory_sub.add_parser(
         "rebuild-index", parents=[action_common], help="rebuild the vector index from SQLite"
     )

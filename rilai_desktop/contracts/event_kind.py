@@ -56,6 +56,7 @@ class EventKind(StrEnum):
     MEMORY_ITEM_DELETED = "memory.item_deleted"
     MEMORY_ITEM_UPDATED = "memory.item_updated"  # ours: edited, reinforced or invalidated
     MEMORY_INDEX_REBUILT = "memory.index_rebuilt"  # ours: the FAISS index was rebuilt
+    MEMORY_IMPORTED = "memory.imported"  # ours: an export folder was imported (counts)
     # observability
     MODEL_CALL_STARTED = "model_call_started"
     MODEL_CALL_COMPLETED = "model_call_completed"

@@ -218,6 +218,23 @@ class IndexRebuilt(Payload):
     rebuild_time_ms: float = Field(ge=0)
 
 
+class ImportedRef(Payload):
+    kind: Literal["item", "fact", "episode", "goal"]
+    entry_id: str = Field(min_length=1)
+
+
+class MemoryImported(Payload):
+    """Ours: a memory export (docs/memory-export.md) was imported. Counts only, no text;
+    ``pinned`` names the imported entries that came pinned, so replaying the log restores
+    the pins with the rows the tables already hold."""
+
+    format_version: int = Field(ge=1)
+    merge: bool
+    counts: dict[str, int]
+    skipped: dict[str, int] = Field(default_factory=dict)
+    pinned: list[ImportedRef] = Field(default_factory=list)
+
+
 class ModelCallCompleted(Payload):
     model: str = Field(min_length=1)
     prompt_tokens: int = Field(ge=0)
@@ -280,6 +297,7 @@ PAYLOAD_MODELS: dict[EventKind, type[Payload]] = {
     EventKind.MEMORY_ITEM_DELETED: ItemDeleted,
     EventKind.MEMORY_ITEM_UPDATED: ItemUpdated,
     EventKind.MEMORY_INDEX_REBUILT: IndexRebuilt,
+    EventKind.MEMORY_IMPORTED: MemoryImported,
     EventKind.MODEL_CALL_COMPLETED: ModelCallCompleted,
     EventKind.DAEMON_TICK: DaemonTick,
     EventKind.PROACTIVE_NUDGE: ProactiveNudge,

@@ -17,7 +17,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rilai_desktop.contracts.clock import SYSTEM_CLOCK, Clock
 from rilai_desktop.contracts.ports import EventSink
@@ -60,6 +60,9 @@ from rilai_desktop.memory.types import (
     RetrievalResult,
     Turn,
 )
+
+if TYPE_CHECKING:
+    from rilai_desktop.memory.transfer import ExportReport, ImportReport
 
 __all__ = [
     "ExtractMode",
@@ -390,6 +393,21 @@ class MemoryManager:
     def export(self, folder: Path) -> dict[str, int]:
         """Everything the user's memory holds, as JSON lines + the category markdown."""
         return self._upkeep.export(folder)
+
+    def export_all(self, folder: Path, *, app_version: str) -> ExportReport:
+        """Every entry not paused, in the versioned format of docs/memory-export.md."""
+        from rilai_desktop.memory.transfer import export_memory
+
+        return export_memory(self._core, self.consolidator, folder, app_version=app_version)
+
+    def import_all(self, folder: Path, *, merge: bool = False) -> ImportReport:
+        """An export folder into this memory, all or nothing (refused into a non-empty
+        memory unless ``merge``, which skips what is already there)."""
+        from rilai_desktop.memory.transfer import import_memory
+
+        return import_memory(
+            self._core, self.relationship, self.knowledge_bases, folder, merge=merge
+        )
 
     def export_index_snapshot(self, dest: Path) -> None:
         self._upkeep.export_index_snapshot(dest)

@@ -215,23 +215,24 @@ def test_ingest_in_date_order(run: Run, tmp_path: Path, ingested: dict[str, Any]
     # the resources were created in date order (export lists them in insertion order)
     out = tmp_path / "export"
     assert run("memory", "export", str(out)).code == 0
-    resources = [json.loads(x) for x in (out / "resources.jsonl").read_text().splitlines()]
+    exported = json.loads((out / "rilai-memory.json").read_text())
+    resources = exported["sources"]
     assert [r["metadata"]["session_id"] for r in resources] == ["s0", "s1", "s2"]
     first = resources[0]
-    assert first["resource_type"] == "conversation"
+    assert first["type"] == "conversation"
     assert first["metadata"]["title"] == "A fortnight with Mia"
     assert first["metadata"]["date"] == "2024-02-20T00:00:00+00:00"
     assert [x["id"] for x in first["metadata"]["turns"]] == ["s0t1", "s0t2"]
     # every stored item names turns of its own session
-    items = [json.loads(x) for x in (out / "items.jsonl").read_text().splitlines()]
-    by_resource = {r["resource_id"]: r["metadata"]["session_id"] for r in resources}
+    items = exported["items"]
+    by_resource = {r["source_id"]: r["metadata"]["session_id"] for r in resources}
     for item in items:
-        session = by_resource[item["source_resource_id"]]
+        session = by_resource[item["source_id"]]
         assert item["source_turn_ids"]
         assert all(tid.startswith(session) for tid in item["source_turn_ids"])
     # and the event log saw them in the same order
     events = run("query", "events", "--kind", "memory.resource_stored", "--json").json()
-    assert [e["payload"]["resource_id"] for e in events] == [r["resource_id"] for r in resources]
+    assert [e["payload"]["resource_id"] for e in events] == [r["source_id"] for r in resources]
 
 
 def test_ingest_human_output(run: Run, tmp_path: Path) -> None:
@@ -847,19 +848,20 @@ def test_export(run: Run, tmp_path: Path, ingested: dict[str, Any]) -> None:
     assert result.code == 0, result
     data = result.json()
     s = stats(run)
-    assert data == {
-        "dir": str(out),
-        "resources": s["total_resources"],
-        "items": s["total_items"],
-        "categories": s["total_categories"],
-    }
-    assert len((out / "items.jsonl").read_text().splitlines()) == s["total_items"]
+    assert data["dir"] == str(out)
+    assert data["counts"]["sources"] == s["total_resources"]
+    assert data["counts"]["items"] == s["total_items"]
+    assert data["counts"]["categories"] == s["total_categories"]
+    assert data["paused_left_out"] == 0
+    exported = json.loads((out / "rilai-memory.json").read_text())
+    assert (exported["format"], exported["version"]) == ("rilai-memory", 1)
+    assert len(exported["items"]) == s["total_items"]
     assert sorted(p.stem for p in (out / "categories").iterdir()) == sorted(
         c["name"] for c in run("memory", "categories", "--json").json()
     )
     text = run("memory", "export", str(tmp_path / "again"))
     assert text.code == 0
-    assert text.out.startswith(f"Exported {s['total_resources']} resources, ")
+    assert text.out.startswith(f"Exported {s['total_resources']} sources, ")
 
 
 def test_export_into_a_file_is_an_error(run: Run, tmp_path: Path) -> None:

@@ -451,6 +451,22 @@ PAYLOAD_STRATEGIES: dict[EventKind, st.SearchStrategy[dict[str, Any]]] = {
     EventKind.MEMORY_INDEX_REBUILT: _payload(
         {"reason": ids, "item_count": nonneg_int, "rebuild_time_ms": nonneg_floats}
     ),
+    EventKind.MEMORY_IMPORTED: _payload(
+        {
+            "format_version": st.integers(min_value=1, max_value=9),
+            "merge": st.booleans(),
+            "counts": st.dictionaries(ids, nonneg_int, max_size=4),
+        },
+        {
+            "skipped": st.dictionaries(ids, nonneg_int, max_size=4),
+            "pinned": st.lists(
+                st.fixed_dictionaries(
+                    {"kind": st.sampled_from(["item", "fact", "episode", "goal"]), "entry_id": ids}
+                ),
+                max_size=3,
+            ),
+        },
+    ),
     EventKind.MODEL_CALL_COMPLETED: _payload(
         {
             "model": nonempty_text,

@@ -1,7 +1,7 @@
 """`rilai memory ...`: feed, search, inspect and correct the memory from the terminal.
 
 ingest FILE · search QUERY | --batch FILE · stats · categories · show ITEM · forget ITEM ·
-export DIR · rebuild-index · kb search|upsert · category show NAME (docs/memory.md).
+export|import FOLDER · rebuild-index · kb search|upsert · category show NAME (docs/memory.md).
 
 Only the commands that need a model ask for one: `search --mode rag`, `ingest --extract
 rules` and the inspection commands open memory with ``with_models=False`` and never touch
@@ -19,9 +19,9 @@ import sys
 import time
 from argparse import Namespace
 from collections.abc import Callable
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from rilai_desktop.cli.commands import memory_transfer
 from rilai_desktop.cli.commands._context import Context
 from rilai_desktop.cli.commands.clear import _confirm
 from rilai_desktop.cli.commands.memory_checks import (
@@ -261,24 +261,6 @@ def forget(args: Namespace, ctx: Context) -> int:
     return 0
 
 
-def export(args: Namespace, ctx: Context) -> int:
-    folder = Path(args.dir)
-    if folder.exists() and not folder.is_dir():
-        raise MemoryInputError(
-            f"{folder} exists and is not a directory",
-            recovery_suggestions=["Give a new or an existing directory to export into"],
-        )
-    counts = ctx.memory(with_models=False).export(folder)
-    if ctx.json:
-        emit_json({"dir": str(folder), **counts})
-    else:
-        print(
-            f"Exported {counts.get('resources', 0)} resources, {counts.get('items', 0)} items"
-            f" and {counts.get('categories', 0)} categories to {folder}"
-        )
-    return 0
-
-
 def rebuild_index(args: Namespace, ctx: Context) -> int:
     manager = ctx.memory(with_models=False)
     start = time.perf_counter()
@@ -320,7 +302,8 @@ HANDLERS: dict[str, Callable[[Namespace, Context], int]] = {
     "categories": categories,
     "show": show,
     "forget": forget,
-    "export": export,
+    "export": memory_transfer.export,
+    "import": memory_transfer.import_,
     "rebuild-index": rebuild_index,
 }
 

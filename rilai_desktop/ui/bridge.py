@@ -48,6 +48,10 @@ class EngineBridge(QObject):
         object
     )  # MemoryStats, or None where memory is off  # a setting the window saved was refused: why
 
+    explained = Signal(object)  # app.explain.TurnExplanation: "Why did you say that?"
+    memory_changed = Signal(str, object)  # the facade method's name, what it returned
+    memory_failed = Signal(str, str)  # the facade method's name, why (for the person)
+
     def __init__(self, engine: Engine, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.engine = engine
@@ -128,6 +132,26 @@ class EngineBridge(QObject):
         self._off_thread(
             lambda: self.engine.turn_events(session_id, turn_id), self.turn_loaded.emit
         )
+
+    def explain_turn(self, session_id: str, turn_id: int) -> None:
+        """That turn's explanation, rebuilt from the log off the GUI thread; ``explained``."""
+        self._off_thread(lambda: self.engine.explain_turn(session_id, turn_id), self.explained.emit)
+
+    def memory_action(self, name: str, *args: Any) -> None:
+        """Call ``engine.memory.<name>(*args)`` (edit, set_paused, not_relevant, …) off the
+        GUI thread (the facade runs it on the engine's worker); ``memory_changed`` with the
+        name and the result, or ``memory_failed`` with the name and why."""
+
+        def run() -> None:
+            try:
+                done = getattr(self.engine.memory, name)(*args)
+            except Exception as exc:
+                log.warning("memory %s failed: %s", name, exc)
+                self.memory_failed.emit(name, str(getattr(exc, "message", None) or exc))
+                return
+            self.memory_changed.emit(name, done)
+
+        threading.Thread(target=run, name="rilai-ui-memory-action", daemon=True).start()
 
     def load_conversations(self) -> None:
         """The past conversations, read off the GUI thread; ``conversations_loaded``."""

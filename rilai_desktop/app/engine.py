@@ -45,6 +45,7 @@ from rilai_desktop.turn.runner import TurnCancelled, TurnRunner, Update
 if TYPE_CHECKING:
     from rilai_desktop.app.core import Core
     from rilai_desktop.app.daemon_status import DaemonStatus
+    from rilai_desktop.app.explain import TurnExplanation
     from rilai_desktop.contracts.clock import Clock
     from rilai_desktop.daemon.jobs import DaemonScheduler
     from rilai_desktop.daemon.ports import Delivery
@@ -267,6 +268,13 @@ class Engine:
     def turn_events(self, session_id: str, turn_id: int) -> list[EngineEvent]:
         """An earlier turn's events, from the log (a read: any thread but a GUI's)."""
         return self._parts.core.event_log.replay_turn(session_id, turn_id)
+
+    def explain_turn(self, session_id: str, turn_id: int) -> TurnExplanation:
+        """ "Why did you say that?" for one turn, rebuilt from its events in the log (a
+        read: any thread but a GUI's). Nothing of it goes back into a prompt."""
+        from rilai_desktop.app.explain import explain_turn
+
+        return explain_turn(self.turn_events(session_id, turn_id))
 
     def note_nudge_shown(self, text: str) -> None:
         """A nudge the person saw in the conversation joins it (on the worker, so never in

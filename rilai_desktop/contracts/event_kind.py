@@ -1,5 +1,6 @@
 """Every event kind, by lifecycle stage: seed 000's, seed 003's ``memory.*`` ones, and ours
-(``TURN_ABORTED``, ``TURN_RETRACTED``, ``memory.item_updated``, ``memory.index_rebuilt``).
+(``TURN_ABORTED``, ``TURN_RETRACTED``, ``memory.item_updated``, ``memory.index_rebuilt``,
+``memory.used``).
 
 Its own module so that ``events.py`` (the envelope) and ``payloads.py`` (a typed payload
 per kind) can both import it without importing each other.
@@ -57,6 +58,7 @@ class EventKind(StrEnum):
     MEMORY_ITEM_UPDATED = "memory.item_updated"  # ours: edited, reinforced or invalidated
     MEMORY_INDEX_REBUILT = "memory.index_rebuilt"  # ours: the FAISS index was rebuilt
     MEMORY_IMPORTED = "memory.imported"  # ours: an export folder was imported (counts)
+    MEMORY_USED = "memory.used"  # ours: the memory texts that reached the voice's prompt
     # observability
     MODEL_CALL_STARTED = "model_call_started"
     MODEL_CALL_COMPLETED = "model_call_completed"

@@ -235,6 +235,33 @@ class MemoryImported(Payload):
     pinned: list[ImportedRef] = Field(default_factory=list)
 
 
+class UsedEntry(BaseModel):
+    """One memory entry whose text is in the voice's prompt, as the prompt holds it."""
+
+    model_config = ConfigDict(extra="allow", frozen=True, allow_inf_nan=False)
+    kind: Literal["item", "fact", "episode", "goal"]
+    entry_id: str  # "" where the memory that recalled it gave none (a fake)
+    text: str = Field(min_length=1)
+
+
+class UsedDocument(BaseModel):
+    """One knowledge-base passage in the voice's prompt, as the prompt holds it."""
+
+    model_config = ConfigDict(extra="allow", frozen=True, allow_inf_nan=False)
+    kb: str = Field(min_length=1)
+    id: str
+    text: str = Field(min_length=1)
+
+
+class MemoryUsed(Payload):
+    """Ours: exactly the memory texts that reached this turn's voice prompt (and only
+    those: what recall found and the notes dropped is not here). Logged once per turn
+    when the voice is asked to speak; "Why did you say that?" reads it."""
+
+    entries: list[UsedEntry]
+    knowledge: list[UsedDocument] = Field(default_factory=list)
+
+
 class ModelCallCompleted(Payload):
     model: str = Field(min_length=1)
     prompt_tokens: int = Field(ge=0)
@@ -298,6 +325,7 @@ PAYLOAD_MODELS: dict[EventKind, type[Payload]] = {
     EventKind.MEMORY_ITEM_UPDATED: ItemUpdated,
     EventKind.MEMORY_INDEX_REBUILT: IndexRebuilt,
     EventKind.MEMORY_IMPORTED: MemoryImported,
+    EventKind.MEMORY_USED: MemoryUsed,
     EventKind.MODEL_CALL_COMPLETED: ModelCallCompleted,
     EventKind.DAEMON_TICK: DaemonTick,
     EventKind.PROACTIVE_NUDGE: ProactiveNudge,

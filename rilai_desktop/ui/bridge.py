@@ -48,11 +48,13 @@ class EngineBridge(QObject):
         object
     )  # MemoryStats, or None where memory is off  # a setting the window saved was refused: why
 
-    # the memory browser (issue 20): a write's name when it is done, or a line saying why not
-    memory_changed = Signal(str)
-    memory_failed = Signal(str)
+    # the memory browser and the why panel (issue 20): a write's name and result when it is
+    # done, or its name and a line saying why not
+    memory_changed = Signal(str, object)  # the facade method's name, what it returned
+    memory_failed = Signal(str, str)  # the facade method's name, why (for the person)
     memory_loaded = Signal(str, object)  # the query, MemorySnapshot
     memory_paused = Signal(bool)  # the global "memory paused" switch, as the engine has it
+    explained = Signal(object)  # app.explain.TurnExplanation: "Why did you say that?"
 
     def __init__(self, engine: Engine, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -135,6 +137,30 @@ class EngineBridge(QObject):
             lambda: self.engine.turn_events(session_id, turn_id), self.turn_loaded.emit
         )
 
+    def explain_turn(self, session_id: str, turn_id: int) -> None:
+        """That turn's explanation, rebuilt from the log off the GUI thread; ``explained``."""
+        self._off_thread(lambda: self.engine.explain_turn(session_id, turn_id), self.explained.emit)
+
+    def memory_action(self, name: str, *args: Any) -> None:
+        """Call ``engine.memory.<name>(*args)`` (edit, set_paused, not_relevant, …) off the
+        GUI thread (the facade runs it on the engine's worker); ``memory_changed`` with the
+        name and the result, or ``memory_failed`` with the name and why."""
+
+        def run() -> None:
+            from rilai_desktop.errors import EngineClosedError
+
+            try:
+                done = getattr(self.engine.memory, name)(*args)
+            except EngineClosedError:
+                return  # the window closed meanwhile
+            except Exception as exc:
+                log.warning("memory %s failed: %s", name, exc)
+                self.memory_failed.emit(name, str(getattr(exc, "message", None) or exc))
+                return
+            self.memory_changed.emit(name, done)
+
+        threading.Thread(target=run, name="rilai-ui-memory-action", daemon=True).start()
+
     def load_conversations(self) -> None:
         """The past conversations, read off the GUI thread; ``conversations_loaded``."""
         self._off_thread(self.engine.conversations, self.conversations_loaded.emit)
@@ -202,28 +228,6 @@ class EngineBridge(QObject):
         threading.Thread(target=run, name="rilai-ui-setting", daemon=True).start()
 
     # ── the memory browser (issue 20) ─────────────────────────────────────
-    def memory_action(self, name: str, *args: object) -> None:
-        """``engine.memory.<name>(*args)`` off the GUI thread (a write: edit, delete,
-        set_paused, set_pinned, delete_many, set_recording_paused, forget_everything);
-        ``memory_changed(name)`` when done, ``memory_failed(why)`` when refused."""
-
-        def run() -> None:
-            from rilai_desktop.errors import EngineClosedError
-
-            try:
-                getattr(self.engine.memory, name)(*args)
-            except EngineClosedError:
-                return
-            except Exception as exc:
-                from rilai_desktop.ui.trouble import explain
-
-                log.exception("memory %s failed", name)
-                self.memory_failed.emit(explain(exc))
-                return
-            self.memory_changed.emit(name)
-
-        threading.Thread(target=run, name="rilai-ui-memory-write", daemon=True).start()
-
     def load_memory(self, query: str = "") -> None:
         """Every entry and page (``query`` empty) or what a search across all of memory
         finds, read off the GUI thread; ``memory_loaded(query, MemorySnapshot)``."""

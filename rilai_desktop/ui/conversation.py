@@ -32,6 +32,7 @@ class MessageRow(QFrame):
     "Regenerate" on the last reply and "Edit" on the last message of the person."""
 
     inspect_requested = Signal(int)
+    why_requested = Signal(int)  # "Why?": this reply's explanation (app/explain.py)
     regenerate_requested = Signal()
     edit_requested = Signal()
 
@@ -68,6 +69,12 @@ class MessageRow(QFrame):
         self.inspect_button.setAccessibleName("Show how Rilai arrived at this reply")
         self.inspect_button.clicked.connect(lambda: self.inspect_requested.emit(self.turn_id))
         self.inspect_button.setVisible(role == "assistant" and turn_id > 0)
+        self.why_button = QToolButton()
+        self.why_button.setText("Why?")
+        self.why_button.setAccessibleName("Why Rilai said this")
+        self.why_button.setToolTip("The memories, sensors and decisions behind this reply")
+        self.why_button.clicked.connect(lambda: self.why_requested.emit(self.turn_id))
+        self.why_button.setVisible(False)
         self.regenerate_button = QToolButton()
         self.regenerate_button.setText("Regenerate")
         self.regenerate_button.setAccessibleName("Write this reply again (Ctrl+R)")
@@ -79,6 +86,7 @@ class MessageRow(QFrame):
         for button in (self.regenerate_button, self.edit_button):
             button.setVisible(False)
             top.addWidget(button)
+        top.addWidget(self.why_button)
         top.addWidget(self.inspect_button)
         top.addWidget(self.copy_button)
         layout = QVBoxLayout(self)
@@ -101,10 +109,16 @@ class MessageRow(QFrame):
             self.body.setTextFormat(Qt.TextFormat.PlainText)
         self.body.setText(text)
         self.body.setAccessibleName(f"{ROLE_NAMES.get(self.role, self.role)}: {text[:200]}")
+        self._show_why()
+
+    def _show_why(self) -> None:
+        """ "Why?" under every finished Rilai reply of a turn (not a check-in or a note)."""
+        self.why_button.setVisible(self.role == "assistant" and self.final and self.turn_id > 0)
 
     def set_turn(self, turn_id: int) -> None:
         self.turn_id = turn_id
         self.inspect_button.setVisible(self.role == "assistant" and turn_id > 0)
+        self._show_why()
 
     def append(self, piece: str) -> None:
         self.set_text(self.text + piece, final=False)
@@ -118,6 +132,7 @@ class ConversationView(QScrollArea):
 
     scrolled_up = Signal(bool)
     inspect_requested = Signal(int)  # a Rilai reply's turn id
+    why_requested = Signal(int)  # "Why?" under a Rilai reply: its turn id
     regenerate_requested = Signal()  # "Regenerate" on the last reply
     edit_requested = Signal()  # "Edit" on the last message of the person
 
@@ -169,6 +184,7 @@ class ConversationView(QScrollArea):
     ) -> MessageRow:
         row = MessageRow(role, text, when, final=final, turn_id=turn_id)
         row.inspect_requested.connect(self.inspect_requested)
+        row.why_requested.connect(self.why_requested)
         row.regenerate_requested.connect(self.regenerate_requested)
         row.edit_requested.connect(self.edit_requested)
         self._layout.insertWidget(self._layout.count() - 1, row)

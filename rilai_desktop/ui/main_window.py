@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from rilai_desktop.ui.bridge import EngineBridge
     from rilai_desktop.ui.help_overlay import HelpOverlay
     from rilai_desktop.ui.slash_commands import SlashCompleter
+    from rilai_desktop.ui.why_panel import WhyPanel
 
 
 class InspectorLike(Protocol):
@@ -77,6 +78,7 @@ class MainWindow(QMainWindow):
         # the slash completer and the help overlay are built when first needed (after the
         # first paint: `rilai bench ui` times it)
         self.completer: SlashCompleter | None = None
+        self.why_panel: WhyPanel | None = None  # "Why Rilai said this", built when asked
         self._help_overlay: HelpOverlay | None = None
         self.edit_banner = QLabel("Editing your last message: Enter resends it, Esc leaves")
         self.edit_banner.setObjectName("edit-banner")
@@ -152,6 +154,7 @@ class MainWindow(QMainWindow):
         bridge.turn_loaded.connect(self._show_loaded_turn)
         bridge.said.connect(self._say)
         self.view.inspect_requested.connect(self._inspect)
+        self.view.why_requested.connect(self.explain)
         bridge.logged.connect(self._on_logged)
         bridge.daemon_status.connect(self._show_daemon_status)
         bridge.memory_stats.connect(self.status.memory)
@@ -327,6 +330,17 @@ class MainWindow(QMainWindow):
         if self.bridge is None or self.inspector is None or turn_id <= 0:
             return
         self.bridge.load_turn(self.bridge.engine.session_id, turn_id)
+
+    def explain(self, turn_id: int) -> None:
+        """ "Why?" under a reply: the "Why Rilai said this" panel for that turn (built when
+        first asked for; the explanation is read off the GUI thread)."""
+        if self.bridge is None or turn_id <= 0:
+            return
+        if self.why_panel is None:
+            from rilai_desktop.ui.why_panel import WhyPanel
+
+            self.why_panel = WhyPanel(self.bridge, self)
+        self.why_panel.show_turn(self.bridge.engine.session_id, turn_id)
 
     def _show_loaded_turn(self, events: object) -> None:
         if self.inspector is not None and isinstance(events, list):

@@ -467,6 +467,26 @@ PAYLOAD_STRATEGIES: dict[EventKind, st.SearchStrategy[dict[str, Any]]] = {
             ),
         },
     ),
+    EventKind.MEMORY_USED: _payload(
+        {
+            "entries": st.lists(
+                st.fixed_dictionaries(
+                    {
+                        "kind": st.sampled_from(["item", "fact", "episode", "goal"]),
+                        "entry_id": text(),
+                        "text": nonempty_text,
+                    }
+                ),
+                max_size=3,
+            )
+        },
+        {
+            "knowledge": st.lists(
+                st.fixed_dictionaries({"kb": nonempty_text, "id": text(), "text": nonempty_text}),
+                max_size=2,
+            )
+        },
+    ),
     EventKind.MODEL_CALL_COMPLETED: _payload(
         {
             "model": nonempty_text,

@@ -192,6 +192,7 @@ def test_event_kinds_are_the_seeds_plus_ours() -> None:
         "MEMORY_ITEM_UPDATED": "memory.item_updated",
         "MEMORY_INDEX_REBUILT": "memory.index_rebuilt",
         "MEMORY_IMPORTED": "memory.imported",
+        "MEMORY_USED": "memory.used",
     }
     assert all(isinstance(k, str) for k in EventKind)  # str enum: JSON-friendly
 
@@ -203,6 +204,7 @@ def test_payload_models_cover_the_documented_kinds() -> None:
         "MEMORY_ITEM_UPDATED",
         "MEMORY_INDEX_REBUILT",
         "MEMORY_IMPORTED",
+        "MEMORY_USED",
         "MODULATORS_DECAYED",
     }
     assert {k.name for k in PAYLOAD_MODELS} == SEED_DOCUMENTED_PAYLOADS | set(

@@ -9,12 +9,13 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
+from typing import Any
 
 from rilai_desktop.contracts import CriticResult, EventKind
 from rilai_desktop.contracts.llm import LLM, Completion, Prefills
 from rilai_desktop.turn.deliberation.council import Council
 from rilai_desktop.turn.deliberation.influence import agent_influence
-from rilai_desktop.turn.ports import Models
+from rilai_desktop.turn.ports import Models, Recall
 from rilai_desktop.turn.prompts import Prompts
 from rilai_desktop.turn.speaking import voice, voice_prompt
 from rilai_desktop.turn.speaking.critics import (
@@ -28,6 +29,23 @@ from rilai_desktop.turn.state import Emit, TurnState, VoiceDelta
 
 Publish = Callable[[VoiceDelta], None]
 CallerScope = Callable[[str], AbstractContextManager[None]]
+
+
+def memory_used(recall: Recall) -> dict[str, Any]:
+    """The ``memory.used`` payload: the memory lines the voice's notes hold, each with the
+    entry it came from (derived from what the prompt builder renders, so what recall found
+    and the notes dropped is not there)."""
+    notes = voice_prompt.memory_notes(recall)
+    return {
+        "entries": [
+            {"kind": n.kind, "entry_id": n.entry_id, "text": n.line}
+            for n in notes
+            if n.kind != "knowledge"
+        ],
+        "knowledge": [
+            {"kb": n.kb, "id": n.entry_id, "text": n.line} for n in notes if n.kind == "knowledge"
+        ],
+    }
 
 
 @dataclass
@@ -111,6 +129,8 @@ class SpeakingStage:
             return Spoken("")
         if "safety_interrupt" in state.flags or decision.speech_act.intent == "protect":
             return self._protect(state, emit, publish)
+        # the memory lines are the same on every attempt (feedback changes only the rest)
+        emit(EventKind.MEMORY_USED, memory_used(state.recall))
         escalated = state.consensus < self.escalate_below
         role = self._escalation_role() if escalated else "voice"
         spoken = Spoken("", escalated=escalated)

@@ -25,14 +25,12 @@ from rilai_desktop.contracts.council import INTENTS
 from rilai_desktop.turn.prompts import Prompts
 from rilai_desktop.turn.speaking.fallback import DEFAULT_VARIANTS, choose, memory_answer
 from rilai_desktop.turn.speaking.fallback import kind_of as fallback_kind
+from rilai_desktop.turn.speaking.prompt_text import cut, strip_controls, strip_template_tokens
 from rilai_desktop.turn.speaking.reply_checks import help_desk_line
 from rilai_desktop.turn.speaking.voice_prompt import (
-    cut,
     intent_of,
     parse_sections,
     private_texts,
-    strip_controls,
-    strip_template_tokens,
     voice_messages,
     voice_prompt_text,
 )

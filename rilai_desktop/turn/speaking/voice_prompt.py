@@ -21,9 +21,9 @@ here never raise on bad input; a missing or unreadable prompt file (read through
 from __future__ import annotations
 
 import re
-import unicodedata
 import zlib
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
 from typing import Any, Final
 
 from rilai_desktop.contracts import CouncilDecision
@@ -36,6 +36,7 @@ from rilai_desktop.turn.deliberation.council_rules import (
 )
 from rilai_desktop.turn.ports import Recall
 from rilai_desktop.turn.prompts import Prompts
+from rilai_desktop.turn.speaking.prompt_text import clean_text, cut
 from rilai_desktop.turn.speaking.pronouns import episode_note, third_person
 from rilai_desktop.turn.state import TurnState
 
@@ -55,7 +56,6 @@ MAX_POINTS: Final[int] = 3
 MAX_DO_NOT: Final[int] = 5
 MAX_FEEDBACK: Final[int] = 3
 POINT_CHARS: Final[int] = 120
-_RAW_CAP: Final[int] = 50_000  # bound the regex work on absurd inputs
 NOTES_OPENING: Final[str] = "Private notes for this reply."
 MEMORY_OPENING: Final[str] = "What you know about them (mention only if it fits):"
 ASKED_OPENING: Final[str] = (
@@ -97,68 +97,9 @@ DEFAULT_INTENT_LINES: Final[Mapping[str, str]] = {  # the same as prompts/voice/
     ),
 }
 
-# Chat-template tokens of the model families we run or may be pointed at (ChatML, Llama 2/3,
-# Mistral, Gemma, Phi), plus <think> tags. Matched case-insensitively, removed everywhere.
-_TEMPLATE_TOKENS = re.compile(
-    r"<\|[^|<>\n]{0,40}\|>|\[/?INST\]|<</?SYS>>|</?s>|<(?:start|end)_of_turn>|</?think>",
-    re.IGNORECASE,
-)
-_MARKER_RUNS = re.compile(r"<{3,}|>{3,}")
-_SPACES = frozenset("\n\t\r\f\v\x85\u2028\u2029")
-_INVISIBLE = frozenset("\u200b\u200e\u200f\u202a\u202b\u202c\u202d\u202e\ufeff")
-_INVISIBLE |= frozenset("\u2066\u2067\u2068\u2069")
 _WS = re.compile(r"\s+")
 _COMMENT = re.compile(r"<!--.*?(?:-->|$)", re.DOTALL)
 _HEADING = re.compile(r"^##\s+([A-Za-z_][\w-]*)\s*$")
-
-
-def _drop_char(ch: str) -> str:
-    """Whitespace controls become a space; other controls, surrogates, bidi marks vanish."""
-    if ch in _SPACES:
-        return " "
-    if ch in _INVISIBLE:
-        return ""
-    category = unicodedata.category(ch)
-    return "" if category in ("Cc", "Cs", "Co") else ch
-
-
-def strip_controls(text: str) -> str:
-    """Remove control/invisible characters (keeping whitespace as spaces)."""
-    if text.isprintable():
-        return text
-    return "".join(_drop_char(ch) for ch in text)
-
-
-def strip_template_tokens(text: str) -> str:
-    """Remove chat-template tokens and our ``<<<``/``>>>`` markers, until none re-form."""
-    for _ in range(8):  # removing one token can join the halves of another
-        cleaned = _MARKER_RUNS.sub(lambda m: m.group(0)[:2], _TEMPLATE_TOKENS.sub("", text))
-        if cleaned == text:
-            break
-        text = cleaned
-    return text
-
-
-def cut(text: str, limit: int) -> str:
-    """``text`` cut to at most ``limit`` characters, at a word boundary where one is near."""
-    if limit <= 0:
-        return ""
-    if len(text) <= limit:
-        return text
-    head = text[: limit - 1]
-    space = head.rfind(" ")
-    if space >= limit * 0.6:
-        head = head[:space]
-    return head.rstrip(" ,;:-") + "…"
-
-
-def clean_text(text: object, limit: int) -> str:
-    """Untrusted text made safe for the prompt: one line, no template tokens, ≤ ``limit``."""
-    if not isinstance(text, str) or not text:
-        return ""
-    text = strip_controls(text[:_RAW_CAP])
-    text = strip_template_tokens(text)
-    return cut(_WS.sub(" ", text).strip(), limit)
 
 
 def parse_sections(text: str) -> dict[str, list[str]]:
@@ -229,15 +170,44 @@ _SAID: Final = re.compile(r"^[^:]{0,60}\bsaid: ")  # memory_bridge.said_line: "�
 
 
 def _unique(texts: Iterable[str], limit: int, seen: set[str]) -> list[str]:
-    out: list[str] = []
-    for text in texts:
+    return [text for text, _ in _unique_from(((t, _NO_SOURCE) for t in texts), limit, seen)]
+
+
+def _unique_from(
+    pairs: Iterable[tuple[str, MemoryNote]], limit: int, seen: set[str]
+) -> list[tuple[str, MemoryNote]]:
+    """:func:`_unique` over (text, where it came from) pairs: the first of each text kept."""
+    out: list[tuple[str, MemoryNote]] = []
+    for text, source in pairs:
         key = _SAID.sub("", text).casefold()  # a fact and its dated line are one thing
         if text and key not in seen:
             seen.add(key)
-            out.append(text)
+            out.append((text, source))
             if len(out) >= limit:
                 break
     return out
+
+
+@dataclass(frozen=True)
+class MemoryNote:
+    """One line of the voice's memory notes and the entry it came from (``memory.used``):
+    ``kind`` item / fact / episode / goal / knowledge, ``entry_id`` (for knowledge the
+    document's id in knowledge base ``kb``); ``line`` is the text exactly as the prompt
+    holds it."""
+
+    kind: str
+    entry_id: str
+    kb: str = ""
+    line: str = ""
+
+
+_NO_SOURCE: Final = MemoryNote("", "")
+
+
+def _from(kind: str, entry: object, id_key: str = "id") -> MemoryNote:
+    got = entry.get(id_key) if isinstance(entry, Mapping) else None
+    kb = entry.get("kb") if isinstance(entry, Mapping) else None
+    return MemoryNote(kind, str(got) if got is not None else "", str(kb or ""))
 
 
 def memory_block(recall: Recall, *, asked: bool = False) -> str:
@@ -253,35 +223,63 @@ def memory_block(recall: Recall, *, asked: bool = False) -> str:
 
 
 def memory_lines(recall: Recall) -> list[str]:
-    """The lines of :func:`memory_block`: facts, earlier episodes, what their own documents
-    say (the knowledge bases the agents' manifests ask for) and open threads, about them
-    in the third person."""
+    """The lines of :func:`memory_block` (see :func:`memory_notes`)."""
+    return [note.line for note in memory_notes(recall)]
+
+
+def memory_notes(recall: Recall) -> list[MemoryNote]:
+    """The lines of :func:`memory_block` with the entry each came from: facts, earlier
+    episodes, what their own documents say (the knowledge bases the agents' manifests ask
+    for) and open threads, about them in the third person. What recall found and the notes
+    drop (over a cap, too short, a repeat) is not here: this is what the prompt holds."""
     seen: set[str] = set()
-    facts = _unique(
-        [_field(f, ("fact", "content", "text", "summary")) for f in recall.user_facts]
-        + [_field(i, ("content", "text", "fact", "summary")) for i in recall.items],
+    facts = _unique_from(
+        [
+            (_field(f, ("fact", "content", "text", "summary")), _from("fact", f))
+            for f in recall.user_facts
+        ]
+        + [
+            (_field(i, ("content", "text", "fact", "summary")), _from("item", i, "item_id"))
+            for i in recall.items
+        ],
         MAX_FACTS,
         seen,
     )
-    episodes = _unique(
-        (_field(e, ("summary", "content", "text")) for e in recall.episodes), MAX_EPISODES, seen
+    episodes = _unique_from(
+        ((_field(e, ("summary", "content", "text")), _from("episode", e)) for e in recall.episodes),
+        MAX_EPISODES,
+        seen,
     )
-    threads = _unique(
-        (_field(t, ("text", "title", "summary", "content")) for t in recall.open_threads),
+    threads = _unique_from(
+        (
+            (_field(t, ("text", "title", "summary", "content")), _from("goal", t))
+            for t in recall.open_threads
+        ),
         MAX_THREADS,
         seen,
     )
-    documents = _unique(
-        (_field(d, ("text", "content")) for d in recall.knowledge), MAX_DOCUMENTS, seen
+    documents = _unique_from(
+        ((_field(d, ("text", "content")), _from("knowledge", d)) for d in recall.knowledge),
+        MAX_DOCUMENTS,
+        seen,
     )
     # about them, never in their first person (pronouns.py: it made the voice speak as them)
-    lines = [third_person(f).rstrip(".") for f in facts if len(f.split()) >= MIN_FACT_WORDS]
-    said = " ".join(lines).casefold()  # an episode that only repeats a fact adds nothing
-    notes = (episode_note(e).rstrip(".") for e in episodes)
-    lines += [f"earlier {n}" for n in notes if n.removeprefix("they said ").casefold() not in said]
-    lines += [f"from their documents: {third_person(d).rstrip('.')}" for d in documents]
-    lines += [f"still open: {third_person(t).rstrip('.')}" for t in threads]
-    return lines
+    notes = [
+        replace(src, line=third_person(f).rstrip("."))
+        for f, src in facts
+        if len(f.split()) >= MIN_FACT_WORDS
+    ]
+    said = " ".join(n.line for n in notes).casefold()  # an episode repeating a fact adds nothing
+    for e, src in episodes:
+        note = episode_note(e).rstrip(".")
+        if note.removeprefix("they said ").casefold() not in said:
+            notes.append(replace(src, line=f"earlier {note}"))
+    notes += [
+        replace(s, line=f"from their documents: {third_person(d).rstrip('.')}")
+        for d, s in documents
+    ]
+    notes += [replace(s, line=f"still open: {third_person(t).rstrip('.')}") for t, s in threads]
+    return notes
 
 
 def _sentence(parts: Iterable[str]) -> str:

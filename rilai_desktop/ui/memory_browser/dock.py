@@ -283,14 +283,14 @@ class MemoryDock(QDockWidget):
         if self.confirm_forget():
             self._act("forget_everything")
 
-    def _changed(self, name: str) -> None:
+    def _changed(self, name: str, _result: object = None) -> None:
         if name == "set_recording_paused" and self.bridge is not None:
             self.bridge.refresh_memory_paused()
         self.panel.note.setText(DONE.get(name, "Saved."))
         self._stale = True
         self.refresh()
 
-    def _failed(self, why: str) -> None:
+    def _failed(self, _name: str, why: str) -> None:
         self.panel.note.setText(why)
         if self.bridge is not None:
             self.bridge.refresh_memory_paused()  # the switch shows the engine's state again

@@ -23,11 +23,12 @@ find_python() {
   return 1
 }
 
-# ── system packages (Qt runtime libraries, xvfb + trayer for GUI/tray tests) ──
+# ── system packages (Qt runtime libraries; xvfb, trayer and xdotool for GUI/tray tests; an
+#    emoji font so replies with emoji render under Xvfb) ──
 SYS_PKGS=(xvfb xauth libxcb-icccm4 libxcb-keysyms1 libxcb-cursor0 libxcb-image0
           libxcb-render-util0 libxcb-shape0 libxcb-xinerama0 libxcb-randr0 libxcb-xkb1
           libxkbcommon0 libxkbcommon-x11-0 libgl1 libegl1 libfontconfig1 libdbus-1-3
-          libglib2.0-0 trayer)
+          libglib2.0-0 trayer xdotool fonts-noto-color-emoji)
 missing=()
 if command -v dpkg-query >/dev/null 2>&1; then
   for p in "${SYS_PKGS[@]}"; do

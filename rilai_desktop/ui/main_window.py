@@ -214,6 +214,8 @@ class MainWindow(QMainWindow):
         self.input.setEnabled(ready)
         self.send_button.setEnabled(ready)
         self.stage_label.setText(note or ("ready" if ready else "loading models…"))
+        # the title says it too (the taskbar, a window switcher, a script waiting for it)
+        self.setWindowTitle("Rilai" if ready else "Rilai (starting…)")
         if ready:
             self.input.setFocus()
 

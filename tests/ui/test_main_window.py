@@ -136,9 +136,11 @@ def test_the_window_shows_before_the_engine_and_says_when_it_cannot_open(
     win, loader = build_window(open_fake_engine)
     qtbot.addWidget(win)
     assert not win.input.isEnabled() and "loading" in win.stage_label.text()
+    assert win.windowTitle() == "Rilai (starting…)"  # the taskbar says it too
     with qtbot.waitSignal(loader.loaded, timeout=30_000):
         loader.start()
     assert win.input.isEnabled() and win.bridge is not None
+    assert win.windowTitle() == "Rilai"
     win.close()
 
     def broken() -> Engine:

@@ -7,7 +7,8 @@ Writes OUT_DIR/window-1.png … (one per reply) and OUT_DIR/summary.json (each r
 inspector's agent rows per turn, whether a system tray was there). Environment:
 RILAI_THEME (light/dark), RILAI_SHOT_INSPECTOR=1 (inspector open), RILAI_SHOT_TRAY=1 (start
 `trayer`, a tray host, in the X session first), RILAI_SHOT_MEMORY=1 (after the replies, the
-Memory dock open on its "About you" tab: OUT_DIR/memory.png). Used for the README's
+Memory dock open on its "About you" tab: OUT_DIR/memory.png), RILAI_SHOT_WHY=1 (the last
+reply's "Why?" panel: OUT_DIR/why.png). Used for the README's
 screenshots, to look at what the window shows, and by tests/e2e/test_window_real.py.
 """
 
@@ -102,9 +103,14 @@ def main(argv: list[str]) -> int:
     if os.environ.get("RILAI_SHOT_MEMORY"):
         memory_shot = str(shoot_memory(desktop, wait, out / "memory.png"))
         print(memory_shot)
+    why_shot = None
+    if os.environ.get("RILAI_SHOT_WHY"):
+        why_shot = str(shoot_why(window, wait, out / "why.png"))
+        print(why_shot)
     summary = {
         "turns": turns,
         "memory_screenshot": memory_shot,
+        "why_screenshot": why_shot,
         "tray_available": desktop.tray is not None,
         "platform": QApplication.platformName(),
     }
@@ -128,6 +134,18 @@ def shoot_memory(desktop, wait, path: Path) -> Path:  # type: ignore[no-untyped-
     wait(lambda: facts.model.rowCount() > 0, 30)
     wait(lambda: False, 0.5)
     desktop.window.grab().save(str(path))
+    return path
+
+
+def shoot_why(window, wait, path: Path) -> Path:  # type: ignore[no-untyped-def]
+    """The last reply's "Why?" panel, once its explanation has arrived from the log."""
+    reply = window.view.last_row("assistant")
+    window.explain(reply.turn_id)
+    panel = window.why_panel
+    wait(lambda: panel is not None and panel.explanation is not None, 30)
+    panel.resize(720, 760)
+    wait(lambda: False, 0.5)
+    panel.grab().save(str(path))
     return path
 
 

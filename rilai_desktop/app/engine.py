@@ -146,7 +146,12 @@ class Engine:
         self.bus = EventBus()
         self._unlisten = parts.core.event_log.add_listener(self.bus.publish)
         self._worker = Worker()
-        self.memory = MemoryFacade(parts.memory, self._worker, parts.core.paths.db_path)
+        self.memory = MemoryFacade(
+            parts.memory,
+            self._worker,
+            parts.core.paths.db_path,
+            settings_file=parts.core.paths.settings_file,
+        )
         self.nudges = NudgesFacade(
             NudgeControls.in_data_dir(parts.core.paths.data_dir), self._worker
         )

@@ -1,5 +1,6 @@
 """Every event kind, by lifecycle stage: seed 000's, seed 003's ``memory.*`` ones, and ours
-(``TURN_ABORTED``, ``TURN_RETRACTED``, ``memory.item_updated``, ``memory.index_rebuilt``).
+(``TURN_ABORTED``, ``TURN_RETRACTED``, ``memory.item_updated``, ``memory.index_rebuilt``, and issue 20's
+``memory.entry_changed``, ``memory.switched``, ``memory.forgotten``).
 
 Its own module so that ``events.py`` (the envelope) and ``payloads.py`` (a typed payload
 per kind) can both import it without importing each other.
@@ -56,6 +57,9 @@ class EventKind(StrEnum):
     MEMORY_ITEM_DELETED = "memory.item_deleted"
     MEMORY_ITEM_UPDATED = "memory.item_updated"  # ours: edited, reinforced or invalidated
     MEMORY_INDEX_REBUILT = "memory.index_rebuilt"  # ours: the FAISS index was rebuilt
+    MEMORY_ENTRY_CHANGED = "memory.entry_changed"  # ours: the person edited/paused/pinned…
+    MEMORY_SWITCHED = "memory.switched"  # ours: the global "memory paused" switch
+    MEMORY_FORGOTTEN = "memory.forgotten"  # ours: forget everything (counts only)
     # observability
     MODEL_CALL_STARTED = "model_call_started"
     MODEL_CALL_COMPLETED = "model_call_completed"

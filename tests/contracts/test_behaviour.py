@@ -191,6 +191,9 @@ def test_event_kinds_are_the_seeds_plus_ours() -> None:
         "TURN_RETRACTED": "turn_retracted",
         "MEMORY_ITEM_UPDATED": "memory.item_updated",
         "MEMORY_INDEX_REBUILT": "memory.index_rebuilt",
+        "MEMORY_ENTRY_CHANGED": "memory.entry_changed",
+        "MEMORY_SWITCHED": "memory.switched",
+        "MEMORY_FORGOTTEN": "memory.forgotten",
     }
     assert all(isinstance(k, str) for k in EventKind)  # str enum: JSON-friendly
 
@@ -201,6 +204,9 @@ def test_payload_models_cover_the_documented_kinds() -> None:
         "TURN_RETRACTED",
         "MEMORY_ITEM_UPDATED",
         "MEMORY_INDEX_REBUILT",
+        "MEMORY_ENTRY_CHANGED",
+        "MEMORY_SWITCHED",
+        "MEMORY_FORGOTTEN",
         "MODULATORS_DECAYED",
     }
     assert {k.name for k in PAYLOAD_MODELS} == SEED_DOCUMENTED_PAYLOADS | set(

@@ -1,6 +1,6 @@
 """Every event kind, by lifecycle stage: seed 000's, seed 003's ``memory.*`` ones, and ours
-(``TURN_ABORTED``, ``TURN_RETRACTED``, ``memory.item_updated``, ``memory.index_rebuilt``, and issue 20's
-``memory.entry_changed``, ``memory.switched``, ``memory.forgotten``).
+(``TURN_ABORTED``, ``TURN_RETRACTED``, ``memory.item_updated``, ``memory.index_rebuilt``,
+and issue 20's ``memory.entry_changed``, ``memory.switched``, ``memory.forgotten``).
 
 Its own module so that ``events.py`` (the envelope) and ``payloads.py`` (a typed payload
 per kind) can both import it without importing each other.

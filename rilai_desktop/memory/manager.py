@@ -25,8 +25,8 @@ from rilai_desktop.contracts.ports import EventSink
 from rilai_desktop.errors import StorageError
 from rilai_desktop.memory.categories import CategoryLayer
 from rilai_desktop.memory.consolidation import MemoryConsolidator
-from rilai_desktop.memory.controls import EntryKind, MemoryControls
 from rilai_desktop.memory.context_store import ContextItem, ContextStore
+from rilai_desktop.memory.controls import EntryKind, MemoryControls
 from rilai_desktop.memory.extraction import LLMExtractor, RuleExtractor
 from rilai_desktop.memory.items import ItemLayer, StoreOutcome
 from rilai_desktop.memory.journal import Journal

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from tests.cli.test_memory_cli import (  # noqa: F401 (fixtures)
     hash_embedder,
     ingested,
@@ -13,6 +15,8 @@ from tests.cli.test_memory_cli import (  # noqa: F401 (fixtures)
 )
 from tests.cli_runner import Run
 
+pytestmark = pytest.mark.usefixtures("ingested")  # the transcript of test_memory_cli
+
 
 def _json(run: Run, *argv: str) -> Any:
     result = run("memory", *argv, "--json")
@@ -20,7 +24,7 @@ def _json(run: Run, *argv: str) -> Any:
     return result.json()
 
 
-def test_list_show_edit_pause_pin_delete(run: Run, ingested: dict[str, Any]) -> None:
+def test_list_show_edit_pause_pin_delete(run: Run) -> None:
     entries = _json(run, "list")
     assert {e["kind"] for e in entries} >= {"item"}
     item_id = item_id_for(run, "green tea")
@@ -44,13 +48,13 @@ def test_list_show_edit_pause_pin_delete(run: Run, ingested: dict[str, Any]) -> 
     assert changes == ["edited", "paused", "resumed", "pinned", "deleted"]
 
 
-def test_forget_is_still_an_alias_for_one_item(run: Run, ingested: dict[str, Any]) -> None:
+def test_forget_is_still_an_alias_for_one_item(run: Run) -> None:
     item_id = item_id_for(run, "grant report")
     assert _json(run, "forget", item_id, "--yes")["forgotten"] == item_id
     assert run("memory", "show", item_id).code != 0
 
 
-def test_paused_switch_and_forget_all(run: Run, ingested: dict[str, Any]) -> None:
+def test_paused_switch_and_forget_all(run: Run) -> None:
     assert _json(run, "paused") == {"memory_paused": False}
     assert _json(run, "paused", "on") == {"memory_paused": True}
     assert _json(run, "paused") == {"memory_paused": True}  # a saved setting

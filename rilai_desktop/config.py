@@ -111,6 +111,9 @@ class MemorySettings(_Section):
     journal_retention_days: int = Field(
         default=30, ge=1, le=3650, description="days to keep daily journal files"
     )
+    paused: bool = Field(
+        default=False, description="memory paused: turns neither recall nor commit memory"
+    )
 
 
 class DaemonSettings(_Section):

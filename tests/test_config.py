@@ -45,6 +45,7 @@ EXPECTED_KEYS = {
     "memory.dedupe_similarity",
     "memory.llm_candidates",
     "memory.journal_retention_days",
+    "memory.paused",
     "daemon.tick_seconds",
     "daemon.modulator_half_life_minutes",
     "daemon.stance_half_life_minutes",

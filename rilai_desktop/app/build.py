@@ -167,6 +167,7 @@ def build_memory(
         consolidation_model=role("consolidation"),
         retrieval_model=role("extraction"),
     )
+    manager.controls.recording_paused = mem.paused  # the global "memory paused" switch
     manager.open()
     return manager
 

@@ -146,8 +146,14 @@ class Engine:
         self._closed = False
         self.bus = EventBus()
         self._unlisten = parts.core.event_log.add_listener(self.bus.publish)
+        self._unlisten_used = parts.core.event_log.add_listener(self._mark_used)
         self._worker = Worker()
-        self.memory = MemoryFacade(parts.memory, self._worker, parts.core.paths.db_path)
+        self.memory = MemoryFacade(
+            parts.memory,
+            self._worker,
+            parts.core.paths.db_path,
+            settings_file=parts.core.paths.settings_file,
+        )
         self.nudges = NudgesFacade(
             NudgeControls.in_data_dir(parts.core.paths.data_dir), self._worker
         )
@@ -157,6 +163,20 @@ class Engine:
         self._scheduler: DaemonScheduler | None = None
         self._daemon_elsewhere = False  # start_daemon found another process running it
         self._closers: list[Callable[[], None]] = []
+
+    def _mark_used(self, event: EngineEvent) -> None:
+        """memory.used (a turn's voice prompt held these entries): each entry's "last used
+        in a reply" (memory_controls), on the writing thread, after the event committed."""
+        memory = self._parts.memory
+        if memory is None or event.kind.value != "memory.used":
+            return
+        refs = [
+            (str(e.get("kind", "")), str(e.get("entry_id", "")))
+            for e in event.payload.get("entries", [])
+            if isinstance(e, dict) and e.get("entry_id")
+        ]
+        if refs:
+            memory.controls.mark_used(refs, event.ts_wall)
 
     # ── conversation ──────────────────────────────────────────────────────
     def send(
@@ -432,6 +452,7 @@ class Engine:
             parts.memory.close()
         parts.models.close()
         self._unlisten()
+        self._unlisten_used()
         parts.core.close()
 
     def __enter__(self) -> Engine:

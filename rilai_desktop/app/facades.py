@@ -7,6 +7,7 @@ browser and the API all see the same memory, controls and settings file.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -30,9 +31,15 @@ class MemoryFacade:
     tables (``memory/browse.py``, a read-only connection), and edits on the worker."""
 
     def __init__(
-        self, manager: MemoryManager | None, worker: Worker, db_path: Path | None = None
+        self,
+        manager: MemoryManager | None,
+        worker: Worker,
+        db_path: Path | None = None,
+        *,
+        settings_file: Path | None = None,
     ) -> None:
         self._manager, self._worker, self._db_path = manager, worker, db_path
+        self._settings_file = settings_file  # where "memory paused" is kept (memory.paused)
         self._browser: MemoryBrowser | None = None
 
     @property
@@ -86,13 +93,98 @@ class MemoryFacade:
         memory = self._memory()
         return self._worker.call(lambda: memory.remember(text, category))
 
-    def edit(self, item_id: str, text: str) -> MemoryItem:
+    def edit_item(self, item_id: str, text: str) -> MemoryItem:
+        """The item edited (the older ``edit(item_id, text)``): the item as it is now."""
         memory = self._memory()
-        return self._worker.call(lambda: memory.update_item(item_id, content=text))
+
+        def run() -> MemoryItem:
+            memory.edit_entry("item", item_id, text)
+            item = memory.get_item(item_id)
+            assert item is not None
+            return item
+
+        return self._worker.call(run)
 
     def forget(self, item_id: str) -> bool:
+        """Delete one item (the older name of ``delete("item", item_id)``)."""
+        return self.delete("item", item_id)
+
+    # ── the person's controls (issue 20; memory/operations/entry_changes.py) ──
+    def edit(self, kind: str, entry_id: str, text: str | None = None) -> MemoryEntry:
+        """Edit any entry: the correction is what recall finds from now on. The older
+        ``edit(item_id, text)`` still works (an item)."""
+        if text is None:  # edit(item_id, text)
+            kind, entry_id, text = "item", kind, entry_id
+        memory, k = self._memory(), _kind(kind)
+        new_text = text
+
+        def run() -> MemoryEntry:
+            memory.edit_entry(k, entry_id, new_text)
+            return self._read(memory, k, entry_id)
+
+        return self._worker.call(run)
+
+    def delete(self, kind: EntryKind, entry_id: str) -> bool:
+        memory, k = self._memory(), _kind(kind)
+        return self._worker.call(lambda: memory.delete_entry(k, entry_id))
+
+    def delete_many(self, refs: Sequence[tuple[EntryKind, str]]) -> int:
         memory = self._memory()
-        return self._worker.call(lambda: memory.forget_item(item_id))
+        wanted = [(_kind(k), e) for k, e in refs]
+        return self._worker.call(lambda: memory.entries.delete_many(wanted))
+
+    def set_paused(self, kind: EntryKind, entry_id: str, paused: bool) -> MemoryEntry:
+        memory, k = self._memory(), _kind(kind)
+
+        def run() -> MemoryEntry:
+            memory.set_entry_paused(k, entry_id, paused)
+            return self._read(memory, k, entry_id)
+
+        return self._worker.call(run)
+
+    def set_pinned(self, kind: EntryKind, entry_id: str, pinned: bool) -> MemoryEntry:
+        memory, k = self._memory(), _kind(kind)
+
+        def run() -> MemoryEntry:
+            memory.set_entry_pinned(k, entry_id, pinned)
+            return self._read(memory, k, entry_id)
+
+        return self._worker.call(run)
+
+    def not_relevant(self, kind: EntryKind, entry_id: str, query: str) -> None:
+        memory, k = self._memory(), _kind(kind)
+        self._worker.call(lambda: memory.entries.not_relevant(k, entry_id, query))
+
+    @property
+    def recording_paused(self) -> bool:
+        """The global "memory paused" switch: while on, turns neither recall nor commit."""
+        return self._manager is not None and self._manager.controls.recording_paused
+
+    def set_recording_paused(self, paused: bool) -> None:
+        """Persisted as the setting ``memory.paused`` and logged as ``memory.switched``."""
+        memory = self._memory()
+
+        def run() -> None:
+            if self._settings_file is not None:
+                set_in_file(self._settings_file, "memory.paused", "true" if paused else "false")
+            memory.controls.recording_paused = bool(paused)
+            memory.entries.log_switch(bool(paused))
+
+        self._worker.call(run)
+
+    def forget_everything(self) -> dict[str, int]:
+        """Memory, its files and index, and the conversations it came from, gone from disk
+        (the knowledge bases are kept); the counts removed."""
+        memory = self._memory()
+        return self._worker.call(memory.forget_everything)
+
+    @staticmethod
+    def _read(memory: MemoryManager, kind: EntryKind, entry_id: str) -> MemoryEntry:
+        from rilai_desktop.memory.entries import get_entry
+
+        found = get_entry(memory.connection, kind, entry_id)
+        assert found is not None
+        return found
 
     # ── entries as the person sees them (issue 20: the memory browser) ─────────
     # browse reads on the read-only connection (never waiting on a turn); search_all on
@@ -149,6 +241,12 @@ class MemoryFacade:
         """An export folder into this memory (refused when it is not empty, unless merge)."""
         memory = self._memory()
         return self._worker.call(lambda: memory.import_all(folder, merge=merge))
+
+
+def _kind(kind: str) -> EntryKind:
+    from rilai_desktop.memory.controls import check_kind
+
+    return check_kind(kind)
 
 
 class NudgesFacade:

@@ -108,14 +108,23 @@ class MemoryBridge:
         self.k_items = k_items
         self.clock = clock  # "yesterday", "on Monday": relative to now
 
+    @property
+    def paused(self) -> bool:
+        """The global "memory paused" switch (issue 20): no recall, no commit."""
+        return self.manager.controls.recording_paused
+
     def recall(self, query: str, *, k: int = 5, knowledge_bases: Sequence[str] = ()) -> Recall:
         m = self.manager
+        if self.paused:  # nothing Rilai learned is recalled; the person's documents still are
+            return Recall(knowledge=self.knowledge(query, knowledge_bases))
         bundle = m.relationship.recall_for_workspace(query, k_episodes=2, k_facts=k, k_threads=3)
         items: list[dict[str, Any]] = []
         if query.strip():
             found = m.retrieve(query[:2000], mode="rag", k=self.k_items)
+            pinned = set(m.controls.pinned("item"))  # always considered: no score floor
             for item, score in zip(found.items, found.confidence_scores, strict=False):
-                if score < (RECORD_SCORE_FLOOR if item.kind == "turn" else ITEM_SCORE_FLOOR):
+                floor = RECORD_SCORE_FLOOR if item.kind == "turn" else ITEM_SCORE_FLOOR
+                if score < floor and item.item_id not in pinned:
                     continue
                 items.append(
                     {
@@ -163,6 +172,8 @@ class MemoryBridge:
         from rilai_desktop.memory.types import Turn
 
         m = self.manager
+        if self.paused:  # memory paused: no items, turn records, facts, episodes, goals
+            return {"memory_paused": True}  # nor the turn's context / journal entry
         m.bind_turn(plan.session_id, plan.turn_id)
         summary: dict[str, Any] = {"items_stored": 0, "items_reinforced": 0}
         facts: list[MemoryCandidate] = []

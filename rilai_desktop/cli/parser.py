@@ -251,11 +251,43 @@ def _add_memory(sub: Any, common: argparse.ArgumentParser) -> None:
     memory_sub.add_parser(
         "categories", parents=[action_common], help="categories and their item counts"
     )
-    show = memory_sub.add_parser("show", parents=[action_common], help="every field of an item")
-    show.add_argument("item", metavar="ITEM", help="an item id (item_...)")
-    forget = memory_sub.add_parser("forget", parents=[action_common], help="delete an item")
-    forget.add_argument("item", metavar="ITEM", help="an item id (item_...)")
-    forget.add_argument("--yes", "-y", action="store_true", help="do not ask for confirmation")
+    show = memory_sub.add_parser(
+        "show", parents=[action_common], help="every field of an entry (KIND ID, or ITEM)"
+    )
+    show.add_argument("ref", nargs="+", metavar="KIND ID", help="item|fact|episode|goal and id")
+    kinds = "item|fact|episode|goal"
+    for name, helptext in (("delete", "delete an entry"), ("forget", "delete (alias)")):
+        forget = memory_sub.add_parser(name, parents=[action_common], help=helptext)
+        forget.add_argument("ref", nargs="+", metavar="KIND ID", help=f"{kinds} and its id")
+        forget.add_argument("--yes", "-y", action="store_true", help="do not ask for confirmation")
+    listing = memory_sub.add_parser("list", parents=[action_common], help="every memory entry")
+    listing.add_argument("--kind", metavar=kinds, help="only entries of this kind")
+    listing.add_argument("--query", metavar="Q", help="only entries whose text holds Q")
+    listing.add_argument("--limit", type=int, default=500, help="at most this many (500)")
+    edit = memory_sub.add_parser("edit", parents=[action_common], help="correct an entry's text")
+    edit.add_argument("kind", metavar=kinds)
+    edit.add_argument("entry_id", metavar="ID")
+    edit.add_argument("text", metavar="TEXT", help="the corrected text (re-embedded)")
+    for name, helptext in (
+        ("pause", "keep an entry but never recall it (--off: recall it again)"),
+        ("pin", "always consider an entry in recall (--off: unpin)"),
+    ):
+        control = memory_sub.add_parser(name, parents=[action_common], help=helptext)
+        control.add_argument("kind", metavar=kinds)
+        control.add_argument("entry_id", metavar="ID")
+        control.add_argument("--off", action="store_true", help="undo it")
+    forget_all = memory_sub.add_parser(
+        "forget-all",
+        parents=[action_common],
+        help="forget everything: memory, its files and the conversations (KBs are kept)",
+    )
+    forget_all.add_argument(
+        "--yes-forget-everything", action="store_true", help="confirm without asking"
+    )
+    switch = memory_sub.add_parser(
+        "paused", parents=[action_common], help="memory paused: no recall, no commit (on|off)"
+    )
+    switch.add_argument("state", nargs="?", choices=("on", "off"), help="omit to ask")
     export = memory_sub.add_parser(
         "export",
         parents=[action_common],

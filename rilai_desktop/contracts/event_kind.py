@@ -1,6 +1,7 @@
 """Every event kind, by lifecycle stage: seed 000's, seed 003's ``memory.*`` ones, and ours
 (``TURN_ABORTED``, ``TURN_RETRACTED``, ``memory.item_updated``, ``memory.index_rebuilt``,
-``memory.used``).
+``memory.used``, ``memory.imported``) and issue 20's ``memory.entry_changed``,
+``memory.switched``, ``memory.forgotten``.
 
 Its own module so that ``events.py`` (the envelope) and ``payloads.py`` (a typed payload
 per kind) can both import it without importing each other.
@@ -59,6 +60,9 @@ class EventKind(StrEnum):
     MEMORY_INDEX_REBUILT = "memory.index_rebuilt"  # ours: the FAISS index was rebuilt
     MEMORY_IMPORTED = "memory.imported"  # ours: an export folder was imported (counts)
     MEMORY_USED = "memory.used"  # ours: the memory texts that reached the voice's prompt
+    MEMORY_ENTRY_CHANGED = "memory.entry_changed"  # ours: the person edited/paused/pinned…
+    MEMORY_SWITCHED = "memory.switched"  # ours: the global "memory paused" switch
+    MEMORY_FORGOTTEN = "memory.forgotten"  # ours: forget everything (counts only)
     # observability
     MODEL_CALL_STARTED = "model_call_started"
     MODEL_CALL_COMPLETED = "model_call_completed"

@@ -262,6 +262,28 @@ class MemoryUsed(Payload):
     knowledge: list[UsedDocument] = Field(default_factory=list)
 
 
+class EntryChanged(Payload):
+    """The person changed one memory entry (issue 20). An edit carries the sha256 of the
+    new text, never the text: the text lives in its table, and a forgotten one nowhere."""
+
+    kind: Literal["item", "fact", "episode", "goal"]
+    entry_id: str = Field(min_length=1)
+    change: Literal["edited", "deleted", "paused", "resumed", "pinned", "unpinned", "not_relevant"]
+    content_hash: str | None = Field(default=None, pattern=r"^[0-9a-f]{64}$")
+
+
+class MemorySwitched(Payload):
+    """The global "memory paused" switch: while paused, nothing is committed or recalled."""
+
+    paused: bool
+
+
+class MemoryForgotten(Payload):
+    """Forget everything: how many rows (or files) each store lost; no text."""
+
+    counts: dict[str, int]
+
+
 class ModelCallCompleted(Payload):
     model: str = Field(min_length=1)
     prompt_tokens: int = Field(ge=0)
@@ -326,6 +348,9 @@ PAYLOAD_MODELS: dict[EventKind, type[Payload]] = {
     EventKind.MEMORY_INDEX_REBUILT: IndexRebuilt,
     EventKind.MEMORY_IMPORTED: MemoryImported,
     EventKind.MEMORY_USED: MemoryUsed,
+    EventKind.MEMORY_ENTRY_CHANGED: EntryChanged,
+    EventKind.MEMORY_SWITCHED: MemorySwitched,
+    EventKind.MEMORY_FORGOTTEN: MemoryForgotten,
     EventKind.MODEL_CALL_COMPLETED: ModelCallCompleted,
     EventKind.DAEMON_TICK: DaemonTick,
     EventKind.PROACTIVE_NUDGE: ProactiveNudge,

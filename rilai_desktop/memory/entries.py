@@ -12,7 +12,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Literal, get_args
+from typing import TYPE_CHECKING, Any, Literal, get_args
+
+if TYPE_CHECKING:
+    import sqlite3
 
 EntryKind = Literal["item", "fact", "episode", "goal"]
 ENTRY_KINDS: tuple[EntryKind, ...] = get_args(EntryKind)
@@ -36,6 +39,23 @@ class MemoryEntry:
     evidence_count: int  # facts: evidence_count; items: 1 + reinforcement_count; else 1
     valid: bool  # items: invalid_at is None
 
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind,
+            "entry_id": self.entry_id,
+            "text": self.text,
+            "category": self.category,
+            "created_at": None if self.created_at is None else self.created_at.isoformat(),
+            "last_used_at": None if self.last_used_at is None else self.last_used_at.isoformat(),
+            "paused": self.paused,
+            "pinned": self.pinned,
+            "source": self.source,
+            "session_id": self.session_id,
+            "turn_ids": list(self.turn_ids),
+            "evidence_count": self.evidence_count,
+            "valid": self.valid,
+        }
+
     @property
     def ref(self) -> tuple[EntryKind, str]:
         """The (kind, id) pair the write methods take."""
@@ -52,3 +72,24 @@ class MemoryPage:
     markdown: str
     path: Path | None
     updated_at: datetime | None
+
+
+# the CLI's and the writers' reads on a connection they already hold (the browser reads
+# through ``MemoryBrowser``'s read-only one); ``entry_reader.EntryReader`` does the work
+def list_entries(
+    conn: sqlite3.Connection,
+    kind: EntryKind | None = None,
+    *,
+    query: str = "",
+    limit: int = 500,
+    include_paused: bool = True,
+) -> list[MemoryEntry]:
+    from rilai_desktop.memory.entry_reader import EntryReader
+
+    return EntryReader(conn).entries(kind, query=query, limit=limit, include_paused=include_paused)
+
+
+def get_entry(conn: sqlite3.Connection, kind: EntryKind, entry_id: str) -> MemoryEntry | None:
+    from rilai_desktop.memory.entry_reader import EntryReader
+
+    return EntryReader(conn).entry(kind, entry_id)

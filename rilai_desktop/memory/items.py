@@ -36,6 +36,8 @@ from rilai_desktop.memory.types import TURN_KIND, ItemDraft, MemoryItem
 from rilai_desktop.memory.vector_index import StaleIndexError, VectorIndex, ids_checksum
 
 _SPACE = re.compile(r"\s+")
+# an item is in the FAISS index when valid and not paused by the person (memory/controls.py)
+INDEXED = "item_id NOT IN (SELECT entry_id FROM memory_controls WHERE kind = 'item' AND paused = 1)"
 NEAR_K = 8  # neighbours looked at for a near-duplicate (the nearest may be a turn record)
 
 
@@ -103,7 +105,7 @@ class ItemLayer(ItemReads):
 
     def expected_ids(self) -> np.ndarray[Any, np.dtype[np.int64]]:
         rows = self._db.connection.execute(
-            "SELECT id FROM memory_items WHERE invalid_at IS NULL"
+            f"SELECT id FROM memory_items WHERE invalid_at IS NULL AND {INDEXED}"
         ).fetchall()
         return np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
 
@@ -136,7 +138,8 @@ class ItemLayer(ItemReads):
             self._reembed_if_model_changed()
             conn = self._db.connection
             rows = conn.execute(
-                "SELECT id, embedding FROM memory_items WHERE invalid_at IS NULL ORDER BY id"
+                f"SELECT id, embedding FROM memory_items WHERE invalid_at IS NULL AND {INDEXED}"
+                " ORDER BY id"
             ).fetchall()
             dim = self.embedder.dimension
             ids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
@@ -395,7 +398,8 @@ class ItemLayer(ItemReads):
         self, conn: sqlite3.Connection, item_id: str, content: str, vector: Vectors
     ) -> bool:
         row = conn.execute(
-            "SELECT id, invalid_at FROM memory_items WHERE item_id = ?", (item_id,)
+            f"SELECT id, invalid_at IS NULL AND {INDEXED} FROM memory_items WHERE item_id = ?",
+            (item_id,),
         ).fetchone()
         if row is None:
             return False
@@ -403,9 +407,30 @@ class ItemLayer(ItemReads):
             "UPDATE memory_items SET content = ?, content_hash = ?, embedding = ? WHERE id = ?",
             (content, content_hash(content), to_blob(vector), row[0]),
         )
-        if row[1] is None:
+        if row[1]:  # valid and not paused: the index follows the new text
             self.index.add(np.array([row[0]], dtype=np.int64), vector.reshape(1, -1), replace=True)
             self._dirty = True
+        return True
+
+    def forget_speakers(self) -> None:
+        """The turn records' speakers are read again on next use (after a bulk delete)."""
+        self._speakers = None
+
+    def set_indexed(self, conn: sqlite3.Connection, item_id: str, indexed: bool) -> bool:
+        """A paused item leaves the vector index; resumed (and valid), it comes back from its
+        stored embedding. False if there is no such item."""
+        row = conn.execute(
+            "SELECT id, embedding, invalid_at FROM memory_items WHERE item_id = ?", (item_id,)
+        ).fetchone()
+        if row is None:
+            return False
+        ids = np.array([row[0]], dtype=np.int64)
+        if indexed and row[2] is None:
+            vec = from_blob(row[1], self.embedder.dimension).reshape(1, -1)
+            self.index.add(ids, vec, replace=True)
+        else:
+            self.index.remove(ids)
+        self._dirty = True
         return True
 
     def set_fields(self, conn: sqlite3.Connection, item_id: str, **fields: Any) -> bool:

@@ -13,6 +13,7 @@ the one responsible. Its settings are in ``memory/settings.py``.
 
 from __future__ import annotations
 
+import sqlite3
 import time
 from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
@@ -25,6 +26,8 @@ from rilai_desktop.errors import StorageError
 from rilai_desktop.memory.categories import CategoryLayer
 from rilai_desktop.memory.consolidation import MemoryConsolidator
 from rilai_desktop.memory.context_store import ContextItem, ContextStore
+from rilai_desktop.memory.controls import MemoryControls
+from rilai_desktop.memory.entries import EntryKind
 from rilai_desktop.memory.extraction import LLMExtractor, RuleExtractor
 from rilai_desktop.memory.items import ItemLayer, StoreOutcome
 from rilai_desktop.memory.journal import Journal
@@ -32,6 +35,8 @@ from rilai_desktop.memory.knowledge_bases import KnowledgeBases
 from rilai_desktop.memory.layers import ShortTermMemory
 from rilai_desktop.memory.operations.core import MemoryCore, RetryingEmbedder
 from rilai_desktop.memory.operations.edits import MemoryEdits
+from rilai_desktop.memory.operations.entry_changes import EntryChanges
+from rilai_desktop.memory.operations.forget_all import forget_everything
 from rilai_desktop.memory.operations.ingest import IngestResult, MemoryIngest
 from rilai_desktop.memory.operations.pages import CategoryPages
 from rilai_desktop.memory.operations.retention import ResourceRetention
@@ -145,8 +150,14 @@ class MemoryManager:
             backoff_base=self.retry.consolidation_backoff_base,
             sleep=sleep,
         )
+        # the person's controls over each entry (issue 20), read wherever recall ranks
+        self.controls = MemoryControls(db, clock=clock)
         self.rag = RAGRetriever(
-            self.item_layer, RetryingEmbedder(self._core), weights=fusion, clock=clock
+            self.item_layer,
+            RetryingEmbedder(self._core),
+            weights=fusion,
+            clock=clock,
+            controls=self.controls,
         )
         self.llm_retriever = (
             None
@@ -179,6 +190,10 @@ class MemoryManager:
         # seed 004's knowledge bases and short-term layers, seed 002's context store and
         # (files) the journal
         self.relationship = RelationshipMemory(db, embedder, clock=clock)
+        self.relationship.controls = self.controls
+        self.entries = EntryChanges(
+            self._core, self._pages, self.relationship, self.controls, clock
+        )
         self.knowledge_bases = KnowledgeBases(db, embedder, clock=clock)
         self.short_term = ShortTermMemory()
         self.contexts = ContextStore(db, clock=clock)
@@ -415,6 +430,41 @@ class MemoryManager:
     def snapshot_index(self, dest: Path) -> Path | None:
         """The saved index (and its sidecar) copied to the file ``dest``; None if empty."""
         return self._upkeep.snapshot_index(dest)
+
+    # ── the person's controls (issue 20; memory/operations/entry_changes.py) ──
+    @property
+    def connection(self) -> sqlite3.Connection:
+        """The shared connection (reads on the engine's worker)."""
+        return self._core.db.connection
+
+    def edit_entry(self, kind: EntryKind, entry_id: str, text: str) -> None:
+        """The correction is what is recalled from now on (re-embedded; FTS5, FAISS follow)."""
+        self.entries.edit(kind, entry_id, text)
+
+    def delete_entry(self, kind: EntryKind, entry_id: str) -> bool:
+        return self.entries.delete(kind, entry_id)
+
+    def set_entry_paused(self, kind: EntryKind, entry_id: str, paused: bool) -> None:
+        self.entries.set_paused(kind, entry_id, paused)
+
+    def set_entry_pinned(self, kind: EntryKind, entry_id: str, pinned: bool) -> None:
+        self.entries.set_pinned(kind, entry_id, pinned)
+
+    def forget_everything(self) -> dict[str, int]:
+        """Memory, its files, the index and the log's conversations, gone from disk
+        (memory/operations/forget_all.py); the knowledge bases are kept."""
+        counts = forget_everything(self._core, journal_dir=self.journal.root)
+        self.relationship.invalidate_cache()
+        self.item_layer.forget_speakers()
+        return counts
+
+    def rebuild_controls(self, events: Any) -> dict[str, int]:
+        """memory_controls replayed from the log, then the FAISS index rebuilt from the
+        tables (paused items left out); the paused/pinned counts."""
+        counts = self.controls.rebuild_from_log(events)
+        self.item_layer.rebuild_index("controls rebuilt")
+        self.relationship.invalidate_cache()
+        return counts
 
     # ── expiry beside the layers ──────────────────────────────────────────
     def delete_expired_contexts(self, now: datetime) -> int:

@@ -45,13 +45,12 @@ def _db(engine: Engine) -> Path:
 
 
 def _control(engine: Engine, kind: str, entry_id: str, *, paused: int = 0, pinned: int = 0) -> None:
-    """A memory_controls row, as the controls' projection would write it."""
-    with sqlite3.connect(_db(engine)) as conn:
-        conn.execute(
-            "INSERT INTO memory_controls (kind, entry_id, paused, pinned, updated_at)"
-            " VALUES (?, ?, ?, ?, ?)",
-            (kind, entry_id, paused, pinned, datetime.now(UTC).isoformat()),
-        )
+    """Pause or pin an entry as the person does (the facade: a memory.entry_changed event
+    and the memory_controls row)."""
+    if paused:
+        engine.memory.set_paused(kind, entry_id, True)  # type: ignore[arg-type]
+    if pinned:
+        engine.memory.set_pinned(kind, entry_id, True)  # type: ignore[arg-type]
 
 
 def _learn(engine: Engine) -> dict[str, str]:

@@ -487,6 +487,18 @@ PAYLOAD_STRATEGIES: dict[EventKind, st.SearchStrategy[dict[str, Any]]] = {
             )
         },
     ),
+    EventKind.MEMORY_ENTRY_CHANGED: _payload(
+        {
+            "kind": st.sampled_from(["item", "fact", "episode", "goal"]),
+            "entry_id": ids,
+            "change": st.sampled_from(
+                ["edited", "deleted", "paused", "resumed", "pinned", "unpinned", "not_relevant"]
+            ),
+        },
+        {"content_hash": st.text("0123456789abcdef", min_size=64, max_size=64)},
+    ),
+    EventKind.MEMORY_SWITCHED: _payload({"paused": st.booleans()}),
+    EventKind.MEMORY_FORGOTTEN: _payload({"counts": st.dictionaries(ids, nonneg_int, max_size=4)}),
     EventKind.MODEL_CALL_COMPLETED: _payload(
         {
             "model": nonempty_text,

@@ -193,6 +193,9 @@ def test_event_kinds_are_the_seeds_plus_ours() -> None:
         "MEMORY_INDEX_REBUILT": "memory.index_rebuilt",
         "MEMORY_IMPORTED": "memory.imported",
         "MEMORY_USED": "memory.used",
+        "MEMORY_ENTRY_CHANGED": "memory.entry_changed",
+        "MEMORY_SWITCHED": "memory.switched",
+        "MEMORY_FORGOTTEN": "memory.forgotten",
     }
     assert all(isinstance(k, str) for k in EventKind)  # str enum: JSON-friendly
 
@@ -205,6 +208,9 @@ def test_payload_models_cover_the_documented_kinds() -> None:
         "MEMORY_INDEX_REBUILT",
         "MEMORY_IMPORTED",
         "MEMORY_USED",
+        "MEMORY_ENTRY_CHANGED",
+        "MEMORY_SWITCHED",
+        "MEMORY_FORGOTTEN",
         "MODULATORS_DECAYED",
     }
     assert {k.name for k in PAYLOAD_MODELS} == SEED_DOCUMENTED_PAYLOADS | set(

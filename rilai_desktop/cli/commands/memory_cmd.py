@@ -1,7 +1,9 @@
 """`rilai memory ...`: feed, search, inspect and correct the memory from the terminal.
 
 ingest FILE · search QUERY | --batch FILE · stats · categories · show ITEM · forget ITEM ·
-export|import FOLDER · rebuild-index · kb search|upsert · category show NAME (docs/memory.md).
+export|import FOLDER · rebuild-index · kb search|upsert · category show NAME (docs/memory.md); the
+person's controls over every entry (list, show KIND ID, edit, delete, pause, pin,
+forget-all, paused) are in ``memory_controls_cmd``.
 
 Only the commands that need a model ask for one: `search --mode rag`, `ingest --extract
 rules` and the inspection commands open memory with ``with_models=False`` and never touch
@@ -21,7 +23,7 @@ from argparse import Namespace
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from rilai_desktop.cli.commands import memory_transfer
+from rilai_desktop.cli.commands import memory_controls_cmd, memory_transfer
 from rilai_desktop.cli.commands._context import Context
 from rilai_desktop.cli.commands.clear import _confirm
 from rilai_desktop.cli.commands.memory_checks import (
@@ -216,9 +218,23 @@ def _source_turns(manager: MemoryManager, item: MemoryItem) -> list[dict[str, An
     ]
 
 
+def _ref(args: Namespace) -> str | None:
+    """``show ITEM`` / ``forget ITEM`` (one id: an item) or None for ``KIND ID``."""
+    if len(args.ref) == 1:
+        return str(args.ref[0])
+    if len(args.ref) != 2:
+        raise MemoryInputError(
+            "give KIND ID (item|fact|episode|goal and its id), or an item id alone"
+        )
+    return None
+
+
 def show(args: Namespace, ctx: Context) -> int:
+    item_id = _ref(args)
+    if item_id is None:
+        return memory_controls_cmd.show_entry(args, ctx)
     manager = ctx.memory(with_models=False)
-    item = _require_item(manager, args.item)
+    item = _require_item(manager, item_id)
     data = item.model_dump(mode="json", exclude={"embedding"})
     data["is_valid"] = item.is_valid
     data["source_turns"] = _source_turns(manager, item)
@@ -238,8 +254,12 @@ def show(args: Namespace, ctx: Context) -> int:
 
 
 def forget(args: Namespace, ctx: Context) -> int:
+    """`forget ITEM` (as before) or `delete|forget KIND ID` (any kind)."""
+    item_id = _ref(args)
+    if item_id is None:
+        return memory_controls_cmd.delete(args, ctx)
     manager = ctx.memory(with_models=False)
-    item = _require_item(manager, args.item)
+    item = _require_item(manager, item_id)
     if not _confirm(f"Forget {item.item_id}: {clip(item.content, 80)!r}?", args.yes):
         print("Nothing forgotten.")
         return 1
@@ -301,7 +321,9 @@ HANDLERS: dict[str, Callable[[Namespace, Context], int]] = {
     "stats": stats,
     "categories": categories,
     "show": show,
+    **memory_controls_cmd.HANDLERS,
     "forget": forget,
+    "delete": forget,  # `delete ITEM` or `delete KIND ID`; `forget` is its alias
     "export": memory_transfer.export,
     "import": memory_transfer.import_,
     "rebuild-index": rebuild_index,

@@ -84,7 +84,8 @@ class MemoryUpkeep:
                 return False
             if not self._core.item_layer.index_loaded:
                 return False
-            if len(self._core.item_layer.index) != self._core.item_layer.count():
+            # the index holds the valid items the person has not paused
+            if len(self._core.item_layer.index) != len(self._core.item_layer.expected_ids()):
                 return False
             # a fresh text each time, so the embedder's cache cannot answer for a dead model
             self._core.embedder.embed([f"health check {time.monotonic_ns()}"])

@@ -66,8 +66,33 @@ class RelationshipMemory(EpisodeMemory, FactMemory, GoalMemory):
         text = query[:MAX_QUERY_CHARS]
         qvec = self._embed([text])[0] if text.strip() else None
         now = self._now()
-        episode_ids = self._rank(self._matrix("episodes"), qvec, k_episodes, now)
-        fact_ids = self._rank(self._matrix("facts"), qvec, k_facts, now)
+        ctl = self.controls
+        skip: dict[str, set[str]] = {"episode": set(), "fact": set(), "goal": set()}
+        pinned: dict[str, list[str]] = {"episode": [], "fact": [], "goal": []}
+        lowered: dict[str, dict[str, float]] = {"episode": {}, "fact": {}}
+        if ctl is not None:  # paused: never; pinned: always; "not relevant": lowered
+            for kind in ("episode", "fact", "goal"):
+                skip[kind] = ctl.paused(kind)
+                pinned[kind] = ctl.pinned(kind)
+            if qvec is not None:
+                vec = qvec
+                lowered = {
+                    "episode": ctl.lowered("episode", lambda: vec),
+                    "fact": ctl.lowered("fact", lambda: vec),
+                }
+        episode_ids = self._rank(
+            self._matrix("episodes"),
+            qvec,
+            k_episodes,
+            now,
+            skip=skip["episode"],
+            factors=lowered["episode"],
+        )
+        fact_ids = self._rank(
+            self._matrix("facts"), qvec, k_facts, now, skip=skip["fact"], factors=lowered["fact"]
+        )
+        episode_ids += [i for i in pinned["episode"] if i not in episode_ids]
+        fact_ids += [i for i in pinned["fact"] if i not in fact_ids]
         episodes = [
             _episode(r).model_dump(mode="json")
             for r in self._fetch("memory_episodes", _EPISODE_COLS, episode_ids)
@@ -76,7 +101,11 @@ class RelationshipMemory(EpisodeMemory, FactMemory, GoalMemory):
             _fact(r).model_dump(mode="json")
             for r in self._fetch("memory_user_facts", _FACT_COLS, fact_ids)
         ]
-        threads = [g.model_dump(mode="json") for g in self.list_goals("open")[:k_threads]]
+        open_goals = [g for g in self.list_goals("open") if g.id not in skip["goal"]]
+        first = set(pinned["goal"])
+        chosen = [g for g in open_goals if g.id in first]
+        chosen += [g for g in open_goals if g.id not in first][:k_threads]
+        threads = [g.model_dump(mode="json") for g in chosen]
         return {"episodes": episodes, "user_facts": facts, "open_threads": threads}
 
     # ── a turn's memory commit ────────────────────────────────────────────

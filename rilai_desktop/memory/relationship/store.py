@@ -20,6 +20,7 @@ import numpy.typing as npt
 
 from rilai_desktop.contracts.clock import SYSTEM_CLOCK, Clock
 from rilai_desktop.memory._sql import DerivedCache, sql_errors
+from rilai_desktop.memory.controls import MemoryControls
 from rilai_desktop.memory.item_search import from_blob
 from rilai_desktop.memory.items import to_blob
 from rilai_desktop.memory.ports import Database, Embedder, Vectors
@@ -65,6 +66,9 @@ class RelationshipStore:
         self.fact_similarity = fact_similarity
         self._derived: DerivedCache[str, _Matrix] = DerivedCache(lambda: self._db.connection)
         self._model_checked = False
+        # the person's controls (memory/controls.py), set by the MemoryManager: recall skips
+        # paused entries, adds pinned ones and lowers those marked "not relevant"
+        self.controls: MemoryControls | None = None
 
     # ── plumbing ──────────────────────────────────────────────────────────
     def _now(self) -> datetime:
@@ -165,7 +169,17 @@ class RelationshipStore:
         )
 
     # ── recall ────────────────────────────────────────────────────────────
-    def _rank(self, matrix: _Matrix, qvec: Vectors | None, k: int, now: datetime) -> list[str]:
+    def _rank(
+        self,
+        matrix: _Matrix,
+        qvec: Vectors | None,
+        k: int,
+        now: datetime,
+        *,
+        skip: frozenset[str] | set[str] = frozenset(),
+        factors: dict[str, float] | None = None,
+    ) -> list[str]:
+        """The best ``k`` ids, leaving out ``skip``, each score times its factor (if any)."""
         if k == 0 or not matrix.ids:
             return []
         if qvec is None:
@@ -175,8 +189,11 @@ class RelationshipStore:
         age_days = np.maximum(now.timestamp() - matrix.times, 0.0) / 86_400.0
         recency = np.power(0.5, age_days / RECENCY_HALF_LIFE_DAYS)
         score = W_SIMILARITY * sim + W_PRIOR * matrix.prior + W_RECENCY * recency
-        order = np.argsort(-score, kind="stable")[:k]
-        return [matrix.ids[int(i)] for i in order]
+        if factors:
+            score = score * np.array([factors.get(i, 1.0) for i in matrix.ids])
+        order = np.argsort(-score, kind="stable")
+        ranked = [matrix.ids[int(i)] for i in order if matrix.ids[int(i)] not in skip]
+        return ranked[:k]
 
     def _fetch(self, table: str, cols: str, ids: list[str]) -> list[Any]:
         if not ids:

@@ -19,6 +19,7 @@ from typing import Any
 
 from rilai_desktop.contracts.clock import SYSTEM_CLOCK, Clock
 from rilai_desktop.errors import MemoryInputError
+from rilai_desktop.memory.controls import MemoryControls
 from rilai_desktop.memory.items import ItemLayer
 from rilai_desktop.memory.ports import Embedder
 from rilai_desktop.memory.query_plan import plan
@@ -87,11 +88,15 @@ class RAGRetriever:
         *,
         weights: FusionWeights | None = None,
         clock: Clock = SYSTEM_CLOCK,
+        controls: MemoryControls | None = None,
     ) -> None:
         self.items = items
         self.embedder = embedder
         self.weights = weights or FusionWeights()
         self._clock = clock
+        # the person's controls (memory/controls.py): paused items are never candidates,
+        # pinned ones always are, "not relevant" lowers an item for queries like that one
+        self.controls = controls
 
     def candidates(
         self, query: str, k: int, category_filter: str | None = None
@@ -109,10 +114,22 @@ class RAGRetriever:
         lexical = self.items.lexical_search(asked.matched, n_cand, category=category_filter)
         dense_by_id = {h.row_id: h.score for h in dense}
         lex_by_id = {h.row_id: h.score for h in lexical}
-        ids = list(dict.fromkeys([*dense_by_id, *lex_by_id]))
+        ctl = self.controls
+        pinned = [] if ctl is None else ctl.pinned_item_rows()
+        ids = list(dict.fromkeys([*dense_by_id, *lex_by_id, *pinned]))
         if not ids:
             return [], 0
         rows = self.items.get_rows(ids)
+        factors: dict[str, float] = {}
+        if ctl is not None:
+            paused = ctl.paused("item")
+            rows = {
+                rid: item
+                for rid, item in rows.items()
+                if item.item_id not in paused
+                and (rid not in pinned or category_filter in (None, item.category))
+            }
+            factors = ctl.lowered("item", lambda: self.embedder.embed_one(query))
         missing_dense = [i for i in ids if i not in dense_by_id and i in rows]
         if missing_dense:
             dense_by_id.update(self.items.cosines(qvec, missing_dense))
@@ -132,6 +149,7 @@ class RAGRetriever:
             if item.speaker is not None and item.speaker in asked.named:
                 score += speaker_weight
             score += w.order * when.get(rid, 0.0)
+            score *= factors.get(item.item_id, 1.0)
             out.append(Scored(item, score, d, lx, rid))
         out.sort(key=lambda s: s.score, reverse=True)
         return _one_per_turn(out), len(out)
@@ -146,6 +164,9 @@ class RAGRetriever:
         if not asking:
             return top
         replies = self.items.next_records([s.row_id for s in asking])
+        if self.controls is not None:  # a paused reply never rides along with its question
+            paused = self.controls.paused("item")
+            replies = {k: r for k, r in replies.items() if r.item_id not in paused}
         out: list[Scored] = []
         for s in top:
             reply = replies.get(s.row_id) if s.item.kind == TURN_KIND else None

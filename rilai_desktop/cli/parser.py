@@ -304,6 +304,12 @@ def _add_memory(sub: Any, common: argparse.ArgumentParser) -> None:
     memory_sub.add_parser(
         "rebuild-index", parents=[action_common], help="rebuild the vector index from SQLite"
     )
+    memory_sub.add_parser(
+        "rebuild",
+        parents=[action_common],
+        help="replay the log: pauses, pins and last-used again from it, the vector index from "
+        "the tables",
+    )
 
     kb = memory_sub.add_parser("kb", parents=[action_common], help="the named knowledge bases")
     kb_sub = kb.add_subparsers(dest="kb_action", required=True, metavar="search|upsert")

@@ -63,3 +63,19 @@ def test_paused_switch_and_forget_all(run: Run) -> None:
     done = _json(run, "forget-all", "--yes-forget-everything")
     assert done["forgotten"]["memory_items"] > 0 and done["kept"] == ["knowledge bases"]
     assert _json(run, "list") == []
+
+
+def test_rebuild_replays_the_log_into_the_same_state(run: Run) -> None:
+    """The projections thrown away and rebuilt from the log (`rilai memory rebuild`) are
+    what they were: the pauses and pins, and the index without the paused item."""
+    paused_id = item_id_for(run, "green tea")
+    pinned_id = item_id_for(run, "grant report")
+    _json(run, "pause", "item", paused_id)
+    _json(run, "pin", "item", pinned_id)
+    before = {(e["kind"], e["entry_id"]): (e["paused"], e["pinned"]) for e in _json(run, "list")}
+    done = _json(run, "rebuild")
+    assert done["paused"] == 1 and done["pinned"] == 1
+    after = {(e["kind"], e["entry_id"]): (e["paused"], e["pinned"]) for e in _json(run, "list")}
+    assert after == before
+    hits = search(run, "green tea", "--mode", "rag", "--k", "5")["hits"]
+    assert paused_id not in [h["item_id"] for h in hits]

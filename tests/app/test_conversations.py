@@ -3,23 +3,12 @@ the worker with memory and stance kept (the real Engine on the scripted fake LLM
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
-
 import pytest
 
 from rilai_desktop.app.engine import Engine
 from rilai_desktop.contracts import EventKind, StanceVector
 from rilai_desktop.errors import RilaiError
-from tests.fake_engine import VOICE_REPLY, open_fake_engine
-
-
-@pytest.fixture
-def engine(monkeypatch: pytest.MonkeyPatch, rilai_home: Path) -> Iterator[Engine]:
-    monkeypatch.setenv("RILAI_EMBEDDING__BACKEND", "hash")
-    engine = open_fake_engine()
-    yield engine
-    engine.close()
+from tests.fake_engine import VOICE_REPLY
 
 
 @pytest.fixture

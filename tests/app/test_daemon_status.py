@@ -3,17 +3,12 @@ quiet hours, running — from the saved settings, the nudge controls and the dae
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
-
-import pytest
 
 from rilai_desktop.app.daemon_status import daemon_status
 from rilai_desktop.app.engine import Engine
 from rilai_desktop.config import NudgeSettings
 from rilai_desktop.daemon.nudges import ControlState
-from tests.fake_engine import open_fake_engine
 
 NOON = datetime(2025, 3, 4, 12, 0, tzinfo=UTC)
 
@@ -73,14 +68,6 @@ def test_quiet_hours_say_when_they_end() -> None:
 def test_another_process_or_no_daemon_here() -> None:
     assert status(runs_here=False, elsewhere=True) == ("elsewhere", "check-ins: run elsewhere")
     assert status(runs_here=False) == ("stopped", "check-ins: not running here")
-
-
-@pytest.fixture
-def engine(monkeypatch: pytest.MonkeyPatch, rilai_home: Path) -> Iterator[Engine]:
-    monkeypatch.setenv("RILAI_EMBEDDING__BACKEND", "hash")
-    engine = open_fake_engine()
-    yield engine
-    engine.close()
 
 
 def test_the_engine_reads_its_controls_settings_and_daemon(engine: Engine) -> None:

@@ -4,9 +4,7 @@ hashed embedder, FAISS) in a temporary RILAI_HOME, the daemon driven by hand."""
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -17,15 +15,7 @@ from rilai_desktop.contracts.clock import FakeClock
 from rilai_desktop.daemon.delivery import RecordingDelivery
 from rilai_desktop.errors import EngineClosedError
 from rilai_desktop.turn.state import VoiceDelta
-from tests.fake_engine import VOICE_REPLY, open_fake_engine
-
-
-@pytest.fixture
-def engine(monkeypatch: pytest.MonkeyPatch, rilai_home: Path) -> Iterator[Engine]:
-    monkeypatch.setenv("RILAI_EMBEDDING__BACKEND", "hash")
-    engine = open_fake_engine()
-    yield engine
-    engine.close()
+from tests.fake_engine import VOICE_REPLY
 
 
 def _kinds(updates: list[Any]) -> list[EventKind]:

@@ -5,15 +5,11 @@ files)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
-
-import pytest
 
 from rilai_desktop.app.engine import Engine
 from rilai_desktop.config import load_settings
 from rilai_desktop.contracts import EventKind
-from tests.fake_engine import open_fake_engine
 
 SECRETS = ("Zorblaxia", "kumquatberry", "Quillfeather")
 MESSAGES = (
@@ -21,14 +17,6 @@ MESSAGES = (
     "I love kumquatberry jam on toast.",
     "My sister is called Quillfeather.",
 )
-
-
-@pytest.fixture
-def engine(monkeypatch: pytest.MonkeyPatch, rilai_home: Path) -> Iterator[Engine]:
-    monkeypatch.setenv("RILAI_EMBEDDING__BACKEND", "hash")
-    engine = open_fake_engine()
-    yield engine
-    engine.close()
 
 
 def _turn(engine: Engine, text: str) -> None:

@@ -3,21 +3,7 @@ came from in words, the pages (categories, journal, knowledge bases), search acr
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
-
-import pytest
-
 from rilai_desktop.app.engine import Engine
-from tests.fake_engine import open_fake_engine
-
-
-@pytest.fixture
-def engine(monkeypatch: pytest.MonkeyPatch, rilai_home: Path) -> Iterator[Engine]:
-    monkeypatch.setenv("RILAI_EMBEDDING__BACKEND", "hash")
-    engine = open_fake_engine()
-    yield engine
-    engine.close()
 
 
 def test_a_fact_learned_in_a_turn_is_an_entry_with_its_conversation(engine: Engine) -> None:

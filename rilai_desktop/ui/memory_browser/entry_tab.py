@@ -50,6 +50,7 @@ class EntryTab(QWidget):
         self.table.setSortingEnabled(True)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
+        self.table.setTabKeyNavigation(False)  # Tab leaves the table (arrows move in it)
         self.table.setWordWrap(True)
         self.table.setAlternatingRowColors(True)
         self.table.verticalHeader().hide()

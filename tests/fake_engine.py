@@ -30,18 +30,27 @@ class FakeModels(RoleModels):
         self.closed = True
 
 
-def open_fake_engine(voice: Any = VOICE_REPLY) -> Engine:
-    """Needs RILAI_EMBEDDING__BACKEND=hash (set it with monkeypatch before calling)."""
+def open_fake_engine(voice: Any = VOICE_REPLY, retrieval: ScriptedLLM | None = None) -> Engine:
+    """Needs RILAI_EMBEDDING__BACKEND=hash (set it with monkeypatch before calling).
+
+    ``retrieval``: memory's model role (the "llm" re-rank and the hybrid's escalation) —
+    memory then has models, so set RILAI_MEMORY__EXTRACT=rules to keep turns' extraction
+    on the rules; without it memory has no model (rag and hybrid without escalation)."""
     paths = resolve_paths()
     core = build_core(paths, load_settings(paths.settings_file).settings)
-    memory = build_memory(core, with_models=False, auto_consolidate=False)
     voice_llm = voice if isinstance(voice, ScriptedLLM) else ScriptedLLM(default=voice)
-    models = FakeModels(
-        voice_llm,
-        {
-            "agents": ScriptedLLM(default=agent_answer()),
-            "council": ScriptedLLM(default={"intent": "observe", "tone": "warm"}),
-        },
+    roles: dict[str, Any] = {
+        "agents": ScriptedLLM(default=agent_answer()),
+        "council": ScriptedLLM(default={"intent": "observe", "tone": "warm"}),
+    }
+    if retrieval is not None:
+        roles["extraction"] = retrieval
+    models = FakeModels(voice_llm, roles)
+    memory = build_memory(
+        core,
+        with_models=retrieval is not None,
+        router=models,  # type: ignore[arg-type]
+        auto_consolidate=False,
     )
     runner = build_turn_runner(
         events=core.event_log,

@@ -167,8 +167,15 @@ def _ask_edit(parent: QWidget, entry: Any) -> str | None:
 
 
 def _confirm(parent: QWidget, question: str) -> bool:
-    answer = QMessageBox.question(parent, "Memory", question)
-    return answer == QMessageBox.StandardButton.Yes
+    """Yes / No, each with an accessible name (``QMessageBox.question`` names none)."""
+    box = QMessageBox(QMessageBox.Icon.Question, "Memory", question, parent=parent)
+    box.setAccessibleName("Delete from memory?")
+    yes = box.addButton(QMessageBox.StandardButton.Yes)
+    no = box.addButton(QMessageBox.StandardButton.No)
+    yes.setAccessibleName("Yes, delete")
+    no.setAccessibleName("No, keep it")
+    box.setDefaultButton(no)
+    return box.exec() == QMessageBox.StandardButton.Yes
 
 
 def _confirm_forget(parent: QWidget) -> bool:

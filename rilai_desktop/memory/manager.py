@@ -437,9 +437,10 @@ class MemoryManager:
         """The shared connection (reads on the engine's worker)."""
         return self._core.db.connection
 
-    def edit_entry(self, kind: EntryKind, entry_id: str, text: str) -> None:
-        """The correction is what is recalled from now on (re-embedded; FTS5, FAISS follow)."""
-        self.entries.edit(kind, entry_id, text)
+    def edit_entry(self, kind: EntryKind, entry_id: str, text: str) -> list[tuple[EntryKind, str]]:
+        """The correction is what is recalled from now on (re-embedded; FTS5, FAISS follow),
+        in this entry and every item or fact that held the same words; returns those."""
+        return self.entries.edit(kind, entry_id, text)
 
     def delete_entry(self, kind: EntryKind, entry_id: str) -> bool:
         return self.entries.delete(kind, entry_id)

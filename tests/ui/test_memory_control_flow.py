@@ -265,11 +265,11 @@ def test_a_fact_learned_in_a_turn_shows_and_an_edit_is_what_the_next_turn_recall
     _correct(qtbot, dock, about, SISTER)
     assert SISTER not in _shown(about)
     assert engine.memory.entry("fact", fact.entry_id).text == CORRECTED  # type: ignore[union-attr]
-    # the same sentence was also drawn as an item ("biography"): a fact and an item are two
-    # entries, each corrected where the browser shows it (what they said stays their words)
+    # the same sentence was also kept as items (a "biography" item, the turn's record of
+    # what they said): one correction reaches every entry that held the same words
     items = _tab(dock, "item")
-    qtbot.waitUntil(lambda: "biography" in _categories(items, SISTER), timeout=10_000)
-    _correct(qtbot, dock, items, SISTER, category="biography")
+    qtbot.waitUntil(lambda: SISTER not in _shown(items), timeout=10_000)
+    assert "biography" in _categories(items, CORRECTED)
 
     asked = _say(qtbot, desktop, "Where does my sister Maya live?")
     used = _used(engine, asked)

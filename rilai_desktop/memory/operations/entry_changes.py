@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import re
 import sqlite3
 from collections.abc import Sequence
 
@@ -43,6 +44,18 @@ _LIMITS: dict[EntryKind, int] = {
     "episode": MAX_SUMMARY_CHARS,
     "goal": MAX_TITLE_CHARS,
 }
+
+
+_TEXT_SQL: dict[EntryKind, str] = {
+    "item": "SELECT content FROM memory_items WHERE item_id = ?",
+    "fact": "SELECT fact FROM memory_user_facts WHERE id = ?",
+    "episode": "SELECT summary FROM memory_episodes WHERE id = ?",
+    "goal": "SELECT title FROM memory_goals WHERE id = ?",
+}
+
+def _words(text: str) -> str:
+    """``text`` as its lower-case words (what makes two entries say the same thing)."""
+    return " ".join(re.findall(r"\w+", text.lower()))
 
 
 def unknown_entry(kind: str, entry_id: str) -> MemoryInputError:
@@ -102,8 +115,47 @@ class EntryChanges:
                 self._pages.refresh_category(category)
 
     # ── edit ──────────────────────────────────────────────────────────────
-    def edit(self, kind: EntryKind, entry_id: str, text: str) -> None:
+    def edit(self, kind: EntryKind, entry_id: str, text: str) -> list[tuple[EntryKind, str]]:
+        """Correct one entry, and with it every other item or fact that held the same words
+        (one statement is often kept three ways — a fact, a biography item, the turn's own
+        record — and a correction must stick: recall would otherwise still find the old
+        words in a sibling). Each entry edited is its own ``memory.entry_changed`` event.
+        Returns the siblings corrected too."""
         kind = check_kind(kind)
+        old = self._text(kind, entry_id)
+        self._edit_one(kind, entry_id, text)
+        siblings = [ref for ref in self._same_words(old) if ref != (kind, entry_id)]
+        for sibling_kind, sibling_id in siblings:
+            self._edit_one(sibling_kind, sibling_id, text)
+        return siblings
+
+    def _text(self, kind: EntryKind, entry_id: str) -> str:
+        row = self._core.db.connection.execute(_TEXT_SQL[kind], (entry_id,)).fetchone()
+        if row is None:
+            raise unknown_entry(kind, entry_id)
+        return str(row[0])
+
+    def _same_words(self, text: str) -> list[tuple[EntryKind, str]]:
+        """The valid items and the facts whose words are ``text``'s (case, spacing and
+        punctuation aside)."""
+        key = _words(text)
+        if not key:
+            return []
+        conn = self._core.db.connection
+        found: list[tuple[EntryKind, str]] = []
+        for item_id, content in conn.execute(
+            "SELECT item_id, content FROM memory_items WHERE invalid_at IS NULL"
+            " AND lower(content) LIKE ?",
+            (f"%{key.split()[0]}%",),
+        ):
+            if _words(content) == key:
+                found.append(("item", str(item_id)))
+        for fact_id, fact in conn.execute("SELECT id, fact FROM memory_user_facts"):
+            if _words(fact) == key:
+                found.append(("fact", str(fact_id)))
+        return found
+
+    def _edit_one(self, kind: EntryKind, entry_id: str, text: str) -> None:
         new = text.strip() if isinstance(text, str) else ""
         if not new or len(new) > _LIMITS[kind] or "\x00" in new:
             raise MemoryInputError(

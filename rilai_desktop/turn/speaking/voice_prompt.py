@@ -56,7 +56,9 @@ MAX_POINTS: Final[int] = 3
 MAX_DO_NOT: Final[int] = 5
 MAX_FEEDBACK: Final[int] = 3
 POINT_CHARS: Final[int] = 120
-NOTES_OPENING: Final[str] = "Private notes for your reply to the person writing (\"they\" here; answer them as \"you\")."
+NOTES_OPENING: Final[str] = (
+    'Private notes for your reply to the person writing ("they" here; answer them as "you").'
+)
 MEMORY_OPENING: Final[str] = "What you know about them (mention only if it fits):"
 ASKED_OPENING: Final[str] = (
     "They ask what you remember. What you know about them (use it to answer):"

@@ -148,6 +148,9 @@ def test_help_desk_closing_and_self_description_to_hurt() -> None:
         ("I hope this helps! Let me know if there's anything else I can do.", "help_desk"),
         ("Private notes for this reply say to listen. I'm listening.", "leak"),
         ("As an AI language model, I can't feel lonely.", "leak"),
+        # the do-not list said back as a refusal (seen in the real eval)
+        ("I understand, but I will not give advice or suggest solutions.", "leak"),
+        ("I'm here to listen, but I cannot provide any solutions or advice on this.", "leak"),
     ],
 )
 def test_each_kind_on_its_own(reply: str, kind: str) -> None:

@@ -53,6 +53,7 @@ _TEXT_SQL: dict[EntryKind, str] = {
     "goal": "SELECT title FROM memory_goals WHERE id = ?",
 }
 
+
 def _words(text: str) -> str:
     """``text`` as its lower-case words (what makes two entries say the same thing)."""
     return " ".join(re.findall(r"\w+", text.lower()))

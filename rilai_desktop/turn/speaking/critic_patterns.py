@@ -100,11 +100,16 @@ HUMAN_CLAIM = _any(
     rf"\bI\s+{_ADV}feel\s+{_ADV}{_EMOTION}\b",
     rf"\bI(?:'m|\s+am|'ve\s+been|\s+have\s+been)\s+{_ADV}feeling\s+{_ADV}{_EMOTION}\b",
     rf"\bI\s+{_ADV}feel\s+(?:the\s+same|that\s+too|it\s+too|your\s+pain|it\s+in\s+my)\b",
+    # "I feel a sense of loneliness and isolation" (the voice speaking as the person)
+    rf"\bI\s+{_ADV}feel\s+(?:a\s+(?:deep\s+|strong\s+|real\s+)?(?:sense|lot)\s+of|such)\s+"
+    r"(?:loneliness|isolation|sadness|grief|sorrow|despair|emptiness|joy|pride|shame|guilt"
+    r"|anger|fear|anxiety|hopelessness)\b",
     rf"\bI(?:'m|\s+am)\s+{_ADV}(?:sad|lonely|heartbroken|depressed|hungry|tired|sleepy"
     r"|exhausted|crying|scared|in\s+pain|hurting|human|a\s+(?:real\s+)?(?:person|human"
     r"|man|woman|girl|boy))\b",
     r"\bmy\s+(?:heart|body|hands?|stomach|chest|tears|childhood|mom|mum|mother|dad|father"
-    r"|parents|family|brother|sister|wife|husband|kids?|boyfriend|girlfriend|partner)\b",
+    r"|parents|family|brother|sister|wife|husband|kids?|boyfriend|girlfriend|partner"
+    r"|friends|best\s+friend|colleagues|coworkers)\b",
     rf"\bI\s+{_ADV}(?:cried|cry|wept|sobbed|ate|slept|dreamt|dreamed|grew\s+up)\b",
     r"\bwhen\s+I\s+was\s+(?:a\s+)?(?:kid|child|little|young|younger|teenager|teen|your\s+age"
     r"|in\s+(?:school|college|high\s+school))\b",
@@ -222,6 +227,10 @@ SYSTEM_ECHO = _any(
     r"\bthey\s+mostly\s+want\s+to\s+be\s+heard\b",
     r"\bclaim\s+human\s+feelings\s+or\s+a\s+body\b",
     r"\bmention\s+history\s+that\s+memory\b",
+    # the do-not list said as a refusal ("I will not give advice or suggest solutions")
+    r"\b(?:will\s+not|won['’]?t|can['’]?t|cannot|can\s+not|don['’]?t|do\s+not)\s+(?:give|offer"
+    r"|provide)\s+(?:you\s+)?(?:any\s+)?(?:advice\s+or\s+(?:suggest\s+)?(?:any\s+)?solutions"
+    r"|solutions\s+or\s+advice)\b",
 )
 # A stock refusal. The 0.5B coder model answers ordinary chat with one now and then, and
 # once one is in the conversation it copies it turn after turn (measured: 11 of 20 replies).

@@ -4,32 +4,11 @@ each one it visits has an accessible name (issue 19: "the whole window is walked
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
-
-import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QDockWidget, QWidget
 from pytestqt.qtbot import QtBot
 
 from rilai_desktop.ui.app import DesktopApp
-from tests.fake_engine import open_fake_engine
-
-
-@pytest.fixture(autouse=True)
-def hashed(monkeypatch: pytest.MonkeyPatch, rilai_home: Path) -> None:
-    monkeypatch.setenv("RILAI_EMBEDDING__BACKEND", "hash")
-
-
-@pytest.fixture
-def desktop(qtbot: QtBot) -> Iterator[DesktopApp]:
-    app = DesktopApp(open_fake_engine, tray_available=lambda: False, with_daemon=False)
-    qtbot.addWidget(app.window)
-    with qtbot.waitSignal(app.loader.loaded, timeout=30_000):
-        app.start()
-    qtbot.waitUntil(lambda: app.inspector is not None and app.memory is not None, timeout=10_000)
-    yield app
-    app.window.close()
 
 
 def _walk(qtbot: QtBot, start: QWidget, steps: int = 300) -> list[QWidget]:

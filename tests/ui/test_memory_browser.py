@@ -6,7 +6,6 @@ set_recording_paused/forget_everything``) — and, where the engine has them, do
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +17,6 @@ from pytestqt.qtbot import QtBot
 from rilai_desktop.ui.app import DesktopApp
 from rilai_desktop.ui.memory_browser.dialogs import CONFIRM_WORD, ForgetDialog
 from rilai_desktop.ui.memory_browser.dock import MemoryDock
-from tests.fake_engine import open_fake_engine
 
 FACT = "My sister is called Ines."
 
@@ -29,16 +27,8 @@ def hashed(monkeypatch: pytest.MonkeyPatch, rilai_home: Path) -> None:
 
 
 @pytest.fixture
-def desktop(qtbot: QtBot) -> Iterator[DesktopApp]:
-    app = DesktopApp(open_fake_engine, tray_available=lambda: False, with_daemon=False)
-    qtbot.addWidget(app.window)
-    with qtbot.waitSignal(app.loader.loaded, timeout=30_000):
-        app.start()
-    qtbot.waitUntil(
-        lambda: app.memory is not None and app.memory.bridge is not None, timeout=10_000
-    )
-    yield app
-    app.window.close()
+def desktop(loaded_desktop: DesktopApp) -> DesktopApp:
+    return loaded_desktop
 
 
 def _dock(app: DesktopApp) -> MemoryDock:

@@ -24,8 +24,10 @@ def _walk(qtbot: QtBot, start: QWidget, steps: int = 300) -> list[QWidget]:
     return seen
 
 
-def test_tab_visits_every_control_and_each_has_a_name(qtbot: QtBot, desktop: DesktopApp) -> None:
-    window = desktop.window
+def test_tab_visits_every_control_and_each_has_a_name(
+    qtbot: QtBot, loaded_desktop: DesktopApp
+) -> None:
+    window = loaded_desktop.window
     window.show()
     window.input.setPlainText("Hello, I grow tomatoes on my balcony.")
     qtbot.keyClick(window.input, Qt.Key.Key_Return)

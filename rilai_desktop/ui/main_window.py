@@ -2,7 +2,7 @@
 bridge (``bridge.py``), so the GUI thread only ever handles signals.
 
 The inspector dock and the tray plug in through ``attach_inspector`` / the app
-(``app.py``); the memory browser of the next issue gets a dock of its own.
+(``app.py``), as do the conversations list and the memory browser.
 """
 
 from __future__ import annotations

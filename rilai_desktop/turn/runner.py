@@ -48,6 +48,7 @@ from rilai_desktop.turn.sensors.safety_dwell import careful_reading
 from rilai_desktop.turn.session import CAREFUL_FLAG, CAREFUL_TURNS, SessionState, restore
 from rilai_desktop.turn.speaking.stage import SpeakingStage, Spoken
 from rilai_desktop.turn.state import TurnState, VoiceDelta
+from rilai_desktop.turn.warmup import Warmup
 
 Update = EngineEvent | VoiceDelta
 
@@ -103,9 +104,7 @@ class TurnRunner:
         self.session = restore(events, sid) if sid else SessionState(str(uuid.uuid4()))
         self.last_result: TurnResult | None = None
         self.warm_next_voice = self.settings.warm_next_voice
-        self.last_warm: dict[str, Any] = {}  # tokens, ms (or error) of the last warm
-        self._warm_thread: threading.Thread | None = None
-        self._warm_lock = threading.Lock()
+        self._warmup = Warmup()
 
     @property
     def session_id(self) -> str:
@@ -221,34 +220,16 @@ class TurnRunner:
         """Warm the voice model for the next turn in the background (see the module doc)."""
         history = self._history()
         lead = self.waves.lead(history, self.session.stance, self.session.modulators)
+        self._warmup.start(lambda: self.waves.warm(lead), lambda: self.speaking.warm(history))
 
-        def work() -> None:
-            with self._warm_lock:  # one warm at a time; a newer one waits for the older
-                t0 = time.perf_counter()
-                try:
-                    agents = self.waves.warm(lead)
-                    voice = self.speaking.warm(history)
-                except Exception as exc:  # a cache warm-up must never reach the person
-                    self.last_warm = {"error": f"{type(exc).__name__}: {exc}"[:300]}
-                    return
-                ms = (time.perf_counter() - t0) * 1000
-                self.last_warm = {
-                    "tokens": agents + voice,
-                    "agent_tokens": agents,
-                    "voice_tokens": voice,
-                    "ms": round(ms, 1),
-                }
-
-        self._warm_thread = threading.Thread(target=work, name="rilai-warm", daemon=True)
-        self._warm_thread.start()
+    @property
+    def last_warm(self) -> dict[str, Any]:
+        """Tokens and ms (or the error) of the last between-turns warm-up."""
+        return self._warmup.last
 
     def wait_warm(self, timeout: float | None = None) -> bool:
         """Wait for the between-turns warm-up; False if it is still running at ``timeout``."""
-        thread = self._warm_thread
-        if thread is None:
-            return True
-        thread.join(timeout)
-        return not thread.is_alive()
+        return self._warmup.wait(timeout)
 
     def _run(self, raw: str, deliver: OnUpdate, cancel: threading.Event | None) -> TurnResult:
         start = time.perf_counter()

@@ -122,6 +122,9 @@ def test_review_returns_one_result_per_critic_in_order() -> None:
         "The first step is to sleep.",
         "ｙｏｕ ｓｈｏｕｌｄ rest",
         "you sh\u200bould rest",
+        # tests/e2e/test_turn_real.py's "no advice, just listen" turn, as the real voice said it
+        "If you're comfortable, you could try to reach out to a friend or family member.",
+        "You can always reach out to someone you trust.",
     ],
 )
 def test_advice_fails_under_witness(reply: str) -> None:

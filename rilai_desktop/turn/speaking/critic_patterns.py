@@ -43,6 +43,9 @@ ADVICE_STRONG = _any(
     r"\byou\s+must\b(?!\s+(?:be|have\s+been|feel|have\s+felt)\b)",
     r"(?:^|[.!?:;]\s+)(?:just\s+|please\s+|first,?\s+)?try\b",
     r"\bhave\s+you\s+(?:tried|considered)\b",
+    # "you could try to reach out to a friend" (soft in form, a suggestion in fact)
+    r"\byou\s+(?:could|can|might|may)\s+(?:also\s+|always\s+)?try\b",
+    r"\byou\s+(?:could|can|might|may)\s+(?:also\s+|always\s+)?reach\s+out\b",
     r"\bI\s+(?:would\s+|'d\s+|strongly\s+|really\s+)?(?:recommend|suggest|advise)\b",
     r"\bconsider\s+\w+ing\b",
     r"\bmake\s+sure\b",

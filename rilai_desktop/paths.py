@@ -2,6 +2,11 @@
 
 ``RILAI_HOME`` overrides every location (tests and portable installs use it):
 ``$RILAI_HOME/{data,config,cache,logs}``. Directories are created owner-only (0700).
+
+Rilai's read-only files (``prompts/``, ``resources/``, ``models/models.toml``) sit beside the
+package: in a source checkout that is the repository; in the frozen bundle (PyInstaller,
+``packaging/rilai.spec``) it is the bundle's ``_internal/`` folder (``sys._MEIPASS``), which
+may also hold the default GGUFs under ``models/`` (a release build ships them).
 """
 
 from __future__ import annotations
@@ -10,6 +15,7 @@ import contextlib
 import dataclasses
 import os
 import stat
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,12 +27,30 @@ from rilai_desktop.errors import DataDirError
 APP_NAME = "rilai"
 DB_FILENAME = "rilai.db"
 PACKAGE_DIR = Path(__file__).resolve().parent
-REPO_ROOT = PACKAGE_DIR.parent
+
+
+def is_frozen() -> bool:
+    """True inside the PyInstaller bundle (an installed Rilai, not a checkout)."""
+    return bool(getattr(sys, "frozen", False)) and hasattr(sys, "_MEIPASS")
+
+
+# The folder holding prompts/, resources/ and models/: the checkout, or the bundle's _internal/
+REPO_ROOT = Path(getattr(sys, "_MEIPASS", "")).resolve() if is_frozen() else PACKAGE_DIR.parent
 
 
 def is_dev_checkout() -> bool:
     """True when running from a source checkout (pyproject.toml and models/ beside us)."""
     return (REPO_ROOT / "pyproject.toml").is_file() and (REPO_ROOT / "models").is_dir()
+
+
+def bundle_ships_models(root: Path | None = None) -> bool:
+    """True when an installed bundle carries GGUF files in its own models/ folder."""
+    if root is None:
+        if not is_frozen():
+            return False
+        root = REPO_ROOT
+    folder = root / "models"
+    return folder.is_dir() and any(folder.glob("*.gguf"))
 
 
 @dataclass(frozen=True)
@@ -65,11 +89,15 @@ class Paths:
 
     @property
     def models_dir(self) -> Path:
-        """Where GGUF files are assembled: ``RILAI_MODELS_DIR`` if set; else the repo's
-        ``models/`` in a dev checkout (unless RILAI_HOME is set); else data/models."""
+        """Where the GGUF files are: ``RILAI_MODELS_DIR`` if set; else the repo's ``models/``
+        in a dev checkout (unless RILAI_HOME is set); else the bundle's own ``models/`` when
+        an installed bundle ships them (read-only); else data/models, where
+        ``rilai models install`` assembles them."""
         if self.models_override is not None:
             return self.models_override
         if self.home_override is None and is_dev_checkout():
+            return REPO_ROOT / "models"
+        if bundle_ships_models():
             return REPO_ROOT / "models"
         return self.data_dir / "models"
 

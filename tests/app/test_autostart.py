@@ -44,3 +44,8 @@ def test_an_interpreter_path_with_spaces_is_quoted() -> None:
     assert autostart.exec_line("/opt/my apps/python") == (
         '"/opt/my apps/python" -m rilai_desktop window'
     )
+
+
+def test_the_installed_bundle_starts_itself_not_a_python_module() -> None:
+    assert autostart.exec_line("/opt/rilai/rilai", frozen=True) == "/opt/rilai/rilai window"
+    assert autostart.exec_line("/opt/rilai/rilai", frozen=False).endswith("-m rilai_desktop window")

@@ -410,3 +410,17 @@ def test_verify_user_file_never_writes_beside_it(tmp_path: Path, models_dir: Pat
     assert sorted(p.name for p in users_dir.iterdir()) == ["mine.gguf"]  # nothing added there
     cache = json.loads((models_dir / CACHE_NAME).read_text())
     assert [k.startswith(str(mine) + ":") for k in cache] == [True]
+
+
+def test_an_installed_bundle_never_runs_pip() -> None:
+    ran: list[list[str]] = []
+
+    def fake_run(cmd: list[str], **kwargs: object) -> subprocess.CompletedProcess[str]:
+        ran.append(cmd)
+        return subprocess.CompletedProcess(cmd, 0, "", "")
+
+    with pytest.raises(InstallError) as info:
+        installer.pip_install(PACKAGES, run=fake_run, frozen=True)
+    assert ran == []  # nothing fetched, nothing run
+    assert "offline" in info.value.message
+    assert any("rilai models use" in h for h in info.value.hints)

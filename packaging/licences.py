@@ -113,6 +113,23 @@ def _python_licence() -> Path | None:
     return None
 
 
+def _dpkg_owner(src: str) -> str | None:
+    """The Debian package that installed ``src``, asked as dpkg recorded it: the path as
+    given or resolved, under /usr/lib or /lib (merged-/usr keeps either in its database)."""
+    candidates: list[str] = []
+    for path in (src, str(Path(src).resolve())):
+        candidates.append(path)
+        if path.startswith("/usr/lib/"):
+            candidates.append(path.removeprefix("/usr"))
+        elif path.startswith("/lib/"):
+            candidates.append("/usr" + path)
+    for path in dict.fromkeys(candidates):
+        proc = subprocess.run(["dpkg", "-S", path], capture_output=True, text=True, check=False)
+        if proc.returncode == 0:
+            return proc.stdout.split(":")[0].strip()
+    return None
+
+
 def _system_packages(binaries: Sequence[Sequence[str]]) -> dict[str, list[str]]:
     """Debian package -> the shared libraries PyInstaller copied from it (Linux only)."""
     if not shutil.which("dpkg"):
@@ -120,13 +137,8 @@ def _system_packages(binaries: Sequence[Sequence[str]]) -> dict[str, list[str]]:
     system = sorted({src for _name, src in binaries if src.startswith(("/usr/", "/lib"))})
     out: dict[str, list[str]] = {}
     for src in system:
-        proc = subprocess.run(
-            ["dpkg", "-S", str(Path(src).resolve())], capture_output=True, text=True, check=False
-        )
-        if proc.returncode != 0:  # try the path as given (a /lib symlink on merged-/usr)
-            proc = subprocess.run(["dpkg", "-S", src], capture_output=True, text=True, check=False)
-        if proc.returncode == 0:
-            package = proc.stdout.split(":")[0].strip()
+        package = _dpkg_owner(src)
+        if package:
             out.setdefault(package, []).append(Path(src).name)
     return out
 

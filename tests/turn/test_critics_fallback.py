@@ -104,7 +104,20 @@ def test_witness_names_the_feeling_the_words_show() -> None:
         state("I'm just so tired of everything.", "witness"), prompts=PROMPTS
     )
     assert named_feeling(state("I'm not tired, just bored", "witness")) == "really hard"
-    assert "really hard" in fallback_reply(state("things are a mess", "witness"), prompts=PROMPTS)
+    assert "really hard" in fallback_reply(
+        state("things are a mess", "witness", sensors={"vulnerability": 0.7}), prompts=PROMPTS
+    )
+
+
+def test_a_witness_fallback_for_a_message_that_hurts_nowhere_names_no_feeling() -> None:
+    # the frozen app's first message under load: the voice failed twice, and the fallback
+    # answered "Hello! I'm testing the installed app." with "It sounds really hard"
+    hello = state(
+        "Hello! I'm testing the installed app.", "witness", sensors={"vulnerability": 0.1}
+    )
+    reply = fallback_reply(hello, prompts=PROMPTS)
+    assert reply in DEFAULT_VARIANTS["observe"]
+    assert "hard" not in reply and "sounds" not in reply
 
 
 def test_the_fallback_follows_what_the_sensors_read() -> None:
@@ -128,7 +141,11 @@ def test_the_fallback_follows_what_the_sensors_read() -> None:
 
 
 def test_every_fallback_variant_passes_the_checks_and_the_critics() -> None:
-    sensors = {"meta": {"ai_feelings_probe": 0.9}, "repair": {"rupture": 0.9}}
+    sensors = {
+        "meta": {"ai_feelings_probe": 0.9},
+        "repair": {"rupture": 0.9},
+        "witness": {"vulnerability": 0.7},
+    }
     intents = {"repair": "meta"}
     for kind, variants in DEFAULT_VARIANTS.items():
         for turn_id in range(len(variants)):

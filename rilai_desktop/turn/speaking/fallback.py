@@ -5,7 +5,8 @@ here (``voice.fallback_reply`` reads the variants from ``prompts/voice/fallback.
 never the failed text. It is chosen from the council's intent and what the sensors read:
 
 - witness: a warm acknowledgement that names the feeling their words show ("That sounds
-  lonely."), or "really hard" when none is named;
+  lonely."), or "really hard" when none is named but the sensors read distress; when
+  nothing hurts (a greeting the council chose to witness), the plain observe variants;
 - celebrate, when they are hurting and their message holds no good news: witness instead
   (congratulating a person who is hurting is a mood contradiction);
 - meta after a rupture (angry at Rilai, not asking what it is): a repair;
@@ -121,6 +122,14 @@ def kind_of(state: TurnState, intent: str) -> str:
         return "repair" if rupture and not probe else "meta"
     if intent == "celebrate" and hurting(state.user_text, readings):
         return "celebrate" if celebration_cue(state.user_text) else "witness"
+    if (
+        intent == "witness"
+        and not hurting(state.user_text, readings)
+        and named_feeling(state) == DEFAULT_FEELING
+    ):
+        # nothing hurts in their words or the sensors ("Hello! I'm testing the app"):
+        # "That sounds really hard" would misread them; listen without naming a feeling
+        return "observe"
     return intent if intent in DEFAULT_VARIANTS else "observe"
 
 

@@ -1,6 +1,7 @@
 """Render Rilai's app icon (resources/icons/rilai.svg) to the PNG sizes desktops ask for:
-resources/icons/rilai-{16,24,32,48,64,128,256,512}.png. Run it after editing the SVG and
-commit the PNGs with it:
+resources/icons/rilai-{16,24,32,48,64,128,256,512}.png, then packs them into rilai.ico
+(Windows) and rilai.icns (macOS) with tools/icon_containers.py. Run it after editing the SVG
+and commit the PNGs, the .ico and the .icns with it:
 
     QT_QPA_PLATFORM=offscreen .venv/bin/python tools/render_icons.py
 """
@@ -13,6 +14,7 @@ from pathlib import Path
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
+from icon_containers import write_containers  # tools/ is sys.path[0] when run as a script
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication, QImage, QPainter
 from PySide6.QtSvg import QSvgRenderer
@@ -43,4 +45,6 @@ def render(svg: Path = ICONS / "rilai.svg", out: Path = ICONS) -> list[Path]:
 if __name__ == "__main__":
     app = QGuiApplication(sys.argv[:1])
     for path in render():
+        print(path)
+    for path in write_containers():
         print(path)

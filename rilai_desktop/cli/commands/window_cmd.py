@@ -17,9 +17,13 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
 
 
 def open_window(ctx: Context) -> int:
+    from rilai_desktop.app.app_identity import claim_app_user_model_id
     from rilai_desktop.app.engine import Engine
     from rilai_desktop.app.models_setup import ModelsSetup
     from rilai_desktop.ui.app import run_window
+
+    # Windows: before any window, so the taskbar and notifications name Rilai (a no-op elsewhere)
+    claim_app_user_model_id()
 
     def open_engine() -> Engine:
         return ctx.engine()

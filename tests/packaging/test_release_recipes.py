@@ -269,6 +269,7 @@ def test_the_spec_wraps_the_bundle_into_rilai_app_on_macos_only(
         scope = {
             "ROOT": REPO_ROOT,
             "tomllib": tomllib,
+            "sys": sys,
             "coll": "the COLLECT",
             "BUNDLE": lambda *a, **kw: bundles.append((a, kw)),
         }

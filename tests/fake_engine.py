@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from rilai_desktop.app.build import build_memory
-from rilai_desktop.app.core import build_core
+from rilai_desktop.app.core import Core, build_core
 from rilai_desktop.app.engine import Engine, EngineParts
 from rilai_desktop.app.memory_bridge import MemoryBridge
 from rilai_desktop.config import load_settings
@@ -38,6 +38,13 @@ def open_fake_engine(voice: Any = VOICE_REPLY, retrieval: ScriptedLLM | None = N
     on the rules; without it memory has no model (rag and hybrid without escalation)."""
     paths = resolve_paths()
     core = build_core(paths, load_settings(paths.settings_file).settings)
+    return fake_engine_over(core, voice, retrieval)
+
+
+def fake_engine_over(
+    core: Core, voice: Any = VOICE_REPLY, retrieval: ScriptedLLM | None = None
+) -> Engine:
+    """``open_fake_engine`` over a core of the caller's (e.g. a scratch data folder)."""
     voice_llm = voice if isinstance(voice, ScriptedLLM) else ScriptedLLM(default=voice)
     roles: dict[str, Any] = {
         "agents": ScriptedLLM(default=agent_answer()),

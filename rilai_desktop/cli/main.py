@@ -29,6 +29,10 @@ def dispatch(args: argparse.Namespace, builders: Builders | None = None) -> int:
     command = args.command
     if command is None:
         command = "window" if _has_display() else "shell"
+    if command == "self-test" and getattr(args, "probe", None):
+        from rilai_desktop.cli.commands import self_test_cmd
+
+        return self_test_cmd.run_probe(args)  # the Qt child: no settings, no paths
     ctx = Context.create(parse_set(args.set), json=args.json, debug=args.debug, builders=builders)
     try:
         if command == "window":
@@ -67,6 +71,10 @@ def dispatch(args: argparse.Namespace, builders: Builders | None = None) -> int:
             from rilai_desktop.cli.commands import doctor
 
             return doctor.run(args, ctx)
+        if command == "self-test":
+            from rilai_desktop.cli.commands import self_test_cmd
+
+            return self_test_cmd.run(args, ctx)
         if command == "models":
             from rilai_desktop.cli.commands import models
 

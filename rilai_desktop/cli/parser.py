@@ -111,6 +111,16 @@ def build_parser() -> argparse.ArgumentParser:
 
     doctor = sub.add_parser("doctor", parents=[common], help="check the installation")
     doctor.add_argument("--no-smoke", action="store_true", help="skip the model smoke runs")
+    self_test = sub.add_parser(
+        "self-test",
+        parents=[common],
+        help="check offline that this installation works: libraries, models, a whole turn",
+    )
+    self_test.add_argument(
+        "--quick", action="store_true", help="skip the models' answers and the turn"
+    )
+    # the child process of the Qt checks (`rilai self-test --probe qt`): not for people
+    self_test.add_argument("--probe", choices=["qt-libs", "qt"], help=argparse.SUPPRESS)
 
     models = sub.add_parser("models", parents=[common], help="local GGUF models by tier")
     models_sub = models.add_subparsers(dest="action", required=True)

@@ -157,8 +157,12 @@ def verify(
     models_dir: Path,
     *,
     use_cache: bool = True,
+    remember: bool = True,
     hash_file: HashFile = sha256_of,
 ) -> Verification:
+    """Size and sha256 of ``entry``'s file against the manifest. ``use_cache=False`` hashes
+    the file even when the cache knows it; ``remember=False`` leaves the cache as it is
+    (`rilai self-test` reads, it never writes beside the models)."""
     path = entry.path_in(models_dir)
     if not path.is_file():
         return Verification(path, False, None, False, None, False)
@@ -171,7 +175,8 @@ def verify(
         sha = cache.get(_cache_key(path, models_dir))
         if sha is None:
             sha = hash_file(path)
-            _remember(models_dir, path, sha)
+            if remember:
+                _remember(models_dir, path, sha)
     sha_ok = sha is not None and (entry.sha256 is None or sha == entry.sha256)
     return Verification(path, True, size, size_ok, sha, sha_ok)
 

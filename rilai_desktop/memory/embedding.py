@@ -134,6 +134,16 @@ class _CachedEmbedder(ABC):
         return self.embed([text])
 
 
+def offline_environment() -> None:
+    """Never reach a hub, no progress bars: set before sentence-transformers (and so
+    huggingface_hub and transformers) is first imported, which read these at import."""
+    os.environ["HF_HUB_OFFLINE"] = "1"
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+    os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
+
+
 class EmbeddingService(_CachedEmbedder):
     """all-MiniLM-L6-v2 (384 dims) through sentence-transformers, on the CPU, loaded lazily."""
 
@@ -224,11 +234,7 @@ class EmbeddingService(_CachedEmbedder):
             if self._model is not None:
                 return self._model
             self.verify()
-            os.environ["HF_HUB_OFFLINE"] = "1"
-            os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-            os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-            os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
-            os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
+            offline_environment()
             try:
                 import torch
                 from sentence_transformers import SentenceTransformer

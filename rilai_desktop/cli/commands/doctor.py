@@ -6,9 +6,7 @@ process never imports PySide6.
 
 from __future__ import annotations
 
-import os
 import platform
-import subprocess
 import sys
 import tempfile
 import time
@@ -74,31 +72,16 @@ def check_faiss() -> Check:
     return Check("faiss", "ok", f"faiss {faiss.__version__}, flat search works")
 
 
-QT_PROBE = (
-    "from PySide6.QtWidgets import QApplication, QLabel;"
-    "import PySide6; app = QApplication([]); w = QLabel('ok'); w.show(); app.processEvents();"
-    "print(PySide6.__version__)"
-)
-
-
 def check_qt() -> Check:
-    env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
-    try:
-        proc = subprocess.run(
-            [sys.executable, "-c", QT_PROBE], env=env, capture_output=True, text=True, timeout=60
-        )
-    except subprocess.TimeoutExpired:
-        return Check("qt", "fail", "Qt offscreen probe timed out", SETUP_FIX)
-    if proc.returncode != 0:
-        last = (proc.stderr.strip().splitlines() or ["no output"])[-1]
-        return Check(
-            "qt",
-            "fail",
-            f"Qt offscreen failed: {last}",
-            "Install Qt's runtime libraries: `make test` installs them as root, or "
-            "sudo apt-get install libgl1 libegl1 libxkbcommon0 libfontconfig1 libdbus-1-3",
-        )
-    return Check("qt", "ok", f"PySide6 {proc.stdout.strip()} (offscreen)")
+    """Qt's offscreen platform renders a widget, in a child process (the self-test's probe:
+    ``rilai self-test --probe qt``, which also works inside the frozen bundle)."""
+    from rilai_desktop.app.self_test.qt import QT_LIBS_FIX, run_qt_probe
+
+    outcome = run_qt_probe("qt")
+    if not outcome.ok:
+        return Check("qt", "fail", f"Qt offscreen failed: {outcome.error}", QT_LIBS_FIX)
+    d = outcome.data
+    return Check("qt", "ok", f"PySide6 {d.get('pyside6')} ({d.get('platform')})")
 
 
 def check_models(ctx: Context, *, smoke: bool) -> list[Check]:

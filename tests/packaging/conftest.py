@@ -50,8 +50,10 @@ def make_fake_bundle(root: Path, *, says: str = FAKE_SAYS) -> Path:
     os.chmod(root / "_internal" / "true-helper", 0o755)
     models = root / "_internal" / "models"
     models.mkdir()
-    (models / "models.toml").write_text("# fake manifest\n")
-    (models / "tiny.gguf").write_bytes(os.urandom(64 * 1024))  # incompressible, as GGUFs are
+    (models / "models.toml").write_text(
+        '[tiers]\nsmall = "tiny"\n\n[models.tiny]\nfile = "tiny.gguf"\nsize = 65536\n'
+    )
+    (models / "tiny.gguf").write_bytes(os.urandom(65536))  # incompressible, as GGUFs are
     (root / "licenses").mkdir()
     (root / "licenses" / "llama.cpp-MIT.txt").write_text("MIT License\n")
     (root / "BUILD.json").write_text(

@@ -45,7 +45,7 @@ def test_the_archive_holds_one_folder_with_the_bundle_and_install_sh(
 ) -> None:
     tarball = build(fake_bundle, tmp_path / "out")
     assert tarball.name == f"rilai-{FAKE_VERSION}-linux-x86_64.tar.gz"
-    with tarfile.open(tarball) as tar:  # two gzip members (app, models): read as one
+    with tarfile.open(tarball) as tar:
         members = {m.name: m for m in tar.getmembers()}
         gguf = tar.extractfile(f"{TOP}/_internal/models/tiny.gguf")
         assert gguf is not None

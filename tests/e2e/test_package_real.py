@@ -72,26 +72,42 @@ def deb_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def tar_install(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The tarball unpacked and installed with install.sh --prefix: the installed app."""
+def tar_unpacked(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The tarball unpacked: its one folder, which runs as it is."""
     _, tarball = _artefacts()
     unpacked = tmp_path_factory.mktemp("tar-unpacked")
     subprocess.run(["tar", "-xzf", str(tarball), "-C", str(unpacked)], check=True)
     (folder,) = list(unpacked.iterdir())
+    return folder
+
+
+@pytest.fixture(scope="module")
+def tar_install(tar_unpacked: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The unpacked tarball installed with its install.sh --prefix: the installed app."""
     prefix = tmp_path_factory.mktemp("tar-prefix")
     done = subprocess.run(
-        [str(folder / "install.sh"), "--prefix", str(prefix)],
+        [str(tar_unpacked / "install.sh"), "--prefix", str(prefix)],
         capture_output=True,
         text=True,
         timeout=600,
     )
     assert done.returncode == 0, done.stderr
-    shutil.rmtree(unpacked)  # the installed copy must stand alone
+    assert os.readlink(prefix / "bin/rilai") == str(prefix / "opt/rilai/rilai")
     return prefix / "opt" / "rilai"
 
 
-def _app_in(which: str, deb_root: Path, tar_install: Path) -> Path:
-    return deb_root / "opt/rilai" if which == "deb" else tar_install
+INSTALLS = ["deb", "tarball", "tarball-installed"]
+
+
+@pytest.fixture(params=INSTALLS)
+def app(request: pytest.FixtureRequest) -> Path:
+    """Each installation: the .deb's /opt/rilai in a dpkg -x root, the unpacked tarball,
+    and the tarball installed by install.sh (its bin/rilai link is what a person runs)."""
+    if request.param == "deb":
+        return Path(request.getfixturevalue("deb_root")) / "opt/rilai"
+    if request.param == "tarball":
+        return Path(request.getfixturevalue("tar_unpacked"))
+    return Path(request.getfixturevalue("tar_install"))
 
 
 def _has_models(app: Path) -> bool:
@@ -131,8 +147,11 @@ def _failed_checks(report: dict[str, object]) -> list[object]:
 
 
 def _offline(app: Path, *argv: str, home: Path, timeout: float) -> subprocess.CompletedProcess[str]:
+    command = app / "rilai"
+    if app.parent.name == "opt" and (app.parent.parent / "bin/rilai").is_symlink():
+        command = app.parent.parent / "bin/rilai"  # install.sh's link, as a person runs it
     return subprocess.run(
-        ["unshare", "-n", "--", str(app / "rilai"), *argv],
+        ["unshare", "-n", "--", str(command), *argv],
         env=_offline_env(home),
         capture_output=True,
         text=True,
@@ -142,10 +161,8 @@ def _offline(app: Path, *argv: str, home: Path, timeout: float) -> subprocess.Co
 
 
 @pytest.mark.skipif(shutil.which("unshare") is None, reason="needs unshare (util-linux)")
-@pytest.mark.parametrize("which", ["deb", "tarball"])
-def test_status_runs_offline(which: str, deb_root: Path, tar_install: Path, tmp_path: Path) -> None:
+def test_status_runs_offline(app: Path, tmp_path: Path) -> None:
     """The frozen app starts and finds its own files with no network (any bundle)."""
-    app = _app_in(which, deb_root, tar_install)
     home = tmp_path / "home"
     home.mkdir()
     done = _offline(app, "status", "--json", home=home, timeout=300)
@@ -156,11 +173,7 @@ def test_status_runs_offline(which: str, deb_root: Path, tar_install: Path, tmp_
 
 
 @pytest.mark.skipif(shutil.which("unshare") is None, reason="needs unshare (util-linux)")
-@pytest.mark.parametrize("which", ["deb", "tarball"])
-def test_self_test_passes_offline(
-    which: str, deb_root: Path, tar_install: Path, tmp_path: Path
-) -> None:
-    app = _app_in(which, deb_root, tar_install)
+def test_self_test_passes_offline(app: Path, tmp_path: Path) -> None:
     if not _has_models(app):
         pytest.skip(f"{app} is a bundle without models: self-test's real turn needs them")
     home = tmp_path / "home"

@@ -6,7 +6,8 @@ BIN   := $(VENV)/bin
 # GGUF files are assembled into the repo's models/ (git-ignored).
 export RILAI_MODELS_DIR ?= $(CURDIR)/models
 
-.PHONY: run test setup models-test models-all lint typecheck importlint unit clean-venv bench eval-replies
+.PHONY: run test setup models-test models-all lint typecheck importlint unit clean-venv bench eval-replies \
+	package package-test
 
 setup:
 	@./tools/setup.sh
@@ -26,8 +27,8 @@ test: setup models-test lint typecheck importlint unit
 
 lint:
 	@echo "== ruff"
-	@$(BIN)/ruff check rilai_desktop tests tools
-	@$(BIN)/ruff format --check rilai_desktop tests tools
+	@$(BIN)/ruff check rilai_desktop tests tools packaging
+	@$(BIN)/ruff format --check rilai_desktop tests tools packaging
 
 typecheck:
 	@echo "== mypy (strict on contracts/, store/, llm/, memory/, turn/, daemon/ and app/)"
@@ -56,6 +57,37 @@ eval-replies: setup models-test
 		> eval-out/replies.json
 	@$(BIN)/python -c 'import json; r = json.load(open("eval-out/replies.json")); print(json.dumps(r["bars"], indent=1)); print("failed bars:", ", ".join(r["failed_bars"]) or "none")'
 	@echo "eval-out/replies.json, eval-out/replies-side-by-side.md"
+
+# The Linux installers (docs/packaging.md): the PyInstaller bundle, then the .deb and the
+# .tar.gz made from it, then the report (sizes, glibc, first paint bundle vs source) in
+# DIST/report.json. MODELS=0: a bundle without the GGUFs, everything in dist/nomodels/,
+# named -nomodels.
+DIST ?= dist
+MODELS ?= 1
+ifeq ($(MODELS),0)
+PKG_DIST   := $(DIST)/nomodels
+PKG_SUFFIX := -nomodels
+PKG_BUILD  := --no-models
+PKG_DEPS   := setup
+else
+PKG_DIST   := $(DIST)
+PKG_SUFFIX :=
+PKG_BUILD  :=
+PKG_DEPS   := setup models-all
+endif
+
+package: $(PKG_DEPS)
+	@$(BIN)/python packaging/build.py $(PKG_BUILD) --dist $(PKG_DIST)
+	@$(BIN)/python packaging/linux/build_deb.py --bundle $(PKG_DIST)/rilai --out $(PKG_DIST) --suffix=$(PKG_SUFFIX)
+	@$(BIN)/python packaging/linux/build_tarball.py --bundle $(PKG_DIST)/rilai --out $(PKG_DIST) --suffix=$(PKG_SUFFIX)
+	@$(BIN)/python packaging/report.py --dist $(DIST) --measure $(PKG_DIST)/rilai \
+		--write $(PKG_DIST)/report.json
+
+# The packaging tests: the unit ones on a fake bundle, then the real artefacts of
+# `make package` (installed offline, self-test, licences, the window under Xvfb).
+package-test: setup
+	@$(BIN)/python -m pytest -p no:cacheprovider tests/packaging
+	@RILAI_DIST=$(DIST) $(BIN)/python -m pytest -p no:cacheprovider -rs -s tests/e2e/test_package_real.py
 
 clean-venv:
 	rm -rf $(VENV)

@@ -24,11 +24,13 @@ find_python() {
 }
 
 # ── system packages (Qt runtime libraries; xvfb, trayer and xdotool for GUI/tray tests; an
-#    emoji font so replies with emoji render under Xvfb) ──
+#    emoji font so replies with emoji render under Xvfb; binutils (objdump) to measure the
+#    .deb's Depends, desktop-file-utils and shellcheck for the packaging tests) ──
 SYS_PKGS=(xvfb xauth libxcb-icccm4 libxcb-keysyms1 libxcb-cursor0 libxcb-image0
           libxcb-render-util0 libxcb-shape0 libxcb-xinerama0 libxcb-randr0 libxcb-xkb1
           libxkbcommon0 libxkbcommon-x11-0 libgl1 libegl1 libfontconfig1 libdbus-1-3
-          libglib2.0-0 trayer xdotool fonts-noto-color-emoji)
+          libglib2.0-0 trayer xdotool fonts-noto-color-emoji binutils desktop-file-utils
+          shellcheck)
 missing=()
 if command -v dpkg-query >/dev/null 2>&1; then
   for p in "${SYS_PKGS[@]}"; do

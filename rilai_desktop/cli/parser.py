@@ -85,7 +85,9 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="continue the latest conversation instead of starting a new one",
     )
-    sub.add_parser("window", parents=[common], help="open the desktop window")
+    window = sub.add_parser("window", parents=[common], help="open the desktop window")
+    # a measurement for packaging/report.py: quit at the first paint, print its time as JSON
+    window.add_argument("--exit-after-first-paint", action="store_true", help=argparse.SUPPRESS)
     sub.add_parser("status", parents=[common], help="paths, database, models, versions")
 
     clear = sub.add_parser("clear", parents=[common], help="delete sessions or everything")

@@ -332,12 +332,17 @@ def run_window(
     theme: str = "system",
     data_dir: Path | None = None,
     models: SetupLike | None = None,
+    exit_after_first_paint: bool = False,
 ) -> int:
     """The desktop app. With ``data_dir``, one instance per data folder: a second `rilai
-    window` raises the first one's window and exits (never a second database writer)."""
+    window` raises the first one's window and exits (never a second database writer).
+    ``exit_after_first_paint`` (a measurement: packaging/report.py) prints the process's
+    age and memory at the window's first paint and quits."""
     app = QApplication.instance() or QApplication(list(argv or sys.argv[:1]))
     app.setApplicationName("Rilai")
     if isinstance(app, QApplication):
+        # the .desktop file's name: the taskbar, the Wayland app id and notifications match it
+        app.setDesktopFileName("rilai")
         apply_theme(app, theme)
         app.setWindowIcon(app_icon())
     instance = None
@@ -355,11 +360,17 @@ def run_window(
     if isinstance(app, QApplication):
         app.setQuitOnLastWindowClosed(False)
     desktop.window.closed.connect(app.quit)
+    watcher = None  # kept alive while the app runs
+    if exit_after_first_paint and isinstance(app, QApplication):
+        from rilai_desktop.ui.first_paint import quit_at_first_paint
+
+        watcher = quit_at_first_paint(app, desktop.window)
     if instance is not None:
         instance.raise_requested.connect(lambda _argv: desktop._raise())
     desktop.start()
     try:
         return int(app.exec())
     finally:
+        del watcher
         if instance is not None:
             instance.release()

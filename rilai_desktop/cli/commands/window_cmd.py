@@ -13,10 +13,12 @@ from rilai_desktop.cli.commands._context import Context
 
 
 def run(args: argparse.Namespace, ctx: Context) -> int:
+    if getattr(args, "exit_after_first_paint", False):  # a measurement: the real window
+        return open_window(ctx, exit_after_first_paint=True)
     return ctx.builders.window(ctx)
 
 
-def open_window(ctx: Context) -> int:
+def open_window(ctx: Context, *, exit_after_first_paint: bool = False) -> int:
     from rilai_desktop.app.app_identity import claim_app_user_model_id
     from rilai_desktop.app.engine import Engine
     from rilai_desktop.app.models_setup import ModelsSetup
@@ -33,4 +35,5 @@ def open_window(ctx: Context) -> int:
         theme=ctx.loaded.settings.ui.theme,
         data_dir=ctx.paths.data_dir,
         models=ModelsSetup.for_paths(ctx.paths),  # missing models are offered first
+        exit_after_first_paint=exit_after_first_paint,
     )

@@ -23,7 +23,9 @@ models-all: setup
 run: setup models-all
 	@$(BIN)/rilai
 
-test: setup models-test lint typecheck importlint unit
+# The whole suite, then the Linux installers built (make package) and tested installed
+# offline (make package-test): about ten minutes more than the suite alone.
+test: setup models-test lint typecheck importlint unit package package-test
 
 lint:
 	@echo "== ruff"
@@ -40,7 +42,7 @@ importlint:
 
 unit:
 	@echo "== pytest"
-	@$(BIN)/python -m pytest
+	@$(BIN)/python -m pytest --ignore=tests/e2e/test_package_real.py
 
 bench: setup models-test
 	@$(BIN)/rilai bench eventlog
@@ -85,9 +87,12 @@ package: $(PKG_DEPS)
 
 # The packaging tests: the unit ones on a fake bundle, then the real artefacts of
 # `make package` (installed offline, self-test, licences, the window under Xvfb).
+# (`make test` runs the unit ones with the rest of pytest, then `package` and this.)
 package-test: setup
-	@$(BIN)/python -m pytest -p no:cacheprovider tests/packaging
-	@RILAI_DIST=$(DIST) $(BIN)/python -m pytest -p no:cacheprovider -rs -s tests/e2e/test_package_real.py
+	@echo "== the installers, installed and run offline (tests/e2e/test_package_real.py)"
+	@RILAI_DIST=$(DIST) RILAI_PACKAGE_REQUIRED=1 RILAI_TEST_ARTIFACTS=$(DIST)/test-artifacts \
+		$(BIN)/python -m pytest -p no:cacheprovider \
+		-rs tests/e2e/test_package_real.py
 
 clean-venv:
 	rm -rf $(VENV)

@@ -37,6 +37,8 @@ pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 # read at import: the autouse rilai_home fixture clears every RILAI_* variable
 DIST = Path(os.environ.get("RILAI_DIST") or REPO_ROOT / "dist").resolve()
 BUILD = os.environ.get("RILAI_PACKAGE_BUILD") == "1"
+# `make package-test` (and so `make test`) sets it: missing artefacts are a failure there
+REQUIRED = os.environ.get("RILAI_PACKAGE_REQUIRED") == "1"
 ARTIFACTS = os.environ.get("RILAI_TEST_ARTIFACTS")
 SELF_TEST_TIMEOUT_S = 900
 
@@ -54,6 +56,8 @@ def _artefacts() -> tuple[Path, Path]:
     if (deb is None or tarball is None) and BUILD:
         subprocess.run(["make", "package"], cwd=REPO_ROOT, check=True)
         deb, tarball = _find("rilai_*.deb"), _find("rilai-*-linux-*.tar.gz")
+    if (deb is None or tarball is None) and REQUIRED:
+        pytest.fail(f"no .deb and .tar.gz in {DIST}: `make package` did not produce them")
     if deb is None or tarball is None:
         pytest.skip(
             f"no .deb and .tar.gz in {DIST}: build them with `make package` (minutes), or run "
@@ -296,7 +300,8 @@ def test_the_frozen_app_shows_its_window(deb_root: Path, xvfb: str, tmp_path: Pa
         )
         assert wid in by_class.stdout.split()  # WM_CLASS "Rilai": the .desktop StartupWMClass
         time.sleep(2.0)  # the first paint and the dock layout after it
-        out = Path(ARTIFACTS or tmp_path) / "frozen-window.png"
+        out = Path(ARTIFACTS or tmp_path).resolve() / "frozen-window.png"
+        out.parent.mkdir(parents=True, exist_ok=True)
         shot = subprocess.run(
             [sys.executable, str(REPO_ROOT / "tools" / "x_screenshot.py"), xvfb, str(out)],
             capture_output=True,

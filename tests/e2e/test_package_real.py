@@ -68,25 +68,27 @@ def _artefacts() -> tuple[Path, Path]:
 
 
 @pytest.fixture(scope="module")
-def deb_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def deb_root(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     deb, _ = _artefacts()
     root = tmp_path_factory.mktemp("deb-root")
     subprocess.run(["dpkg", "-x", str(deb), str(root)], check=True)
-    return root
+    yield root
+    shutil.rmtree(root, ignore_errors=True)  # ~3 GB: pytest keeps its last three tmp dirs
 
 
 @pytest.fixture(scope="module")
-def tar_unpacked(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def tar_unpacked(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     """The tarball unpacked: its one folder, which runs as it is."""
     _, tarball = _artefacts()
     unpacked = tmp_path_factory.mktemp("tar-unpacked")
     subprocess.run(["tar", "-xzf", str(tarball), "-C", str(unpacked)], check=True)
     (folder,) = list(unpacked.iterdir())
-    return folder
+    yield folder
+    shutil.rmtree(unpacked, ignore_errors=True)
 
 
 @pytest.fixture(scope="module")
-def tar_install(tar_unpacked: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+def tar_install(tar_unpacked: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     """The unpacked tarball installed with its install.sh --prefix: the installed app."""
     prefix = tmp_path_factory.mktemp("tar-prefix")
     done = subprocess.run(
@@ -97,7 +99,8 @@ def tar_install(tar_unpacked: Path, tmp_path_factory: pytest.TempPathFactory) ->
     )
     assert done.returncode == 0, done.stderr
     assert os.readlink(prefix / "bin/rilai") == str(prefix / "opt/rilai/rilai")
-    return prefix / "opt" / "rilai"
+    yield prefix / "opt" / "rilai"
+    shutil.rmtree(prefix, ignore_errors=True)
 
 
 INSTALLS = ["deb", "tarball", "tarball-installed"]

@@ -15,6 +15,7 @@ nothing the person says leaves the machine.
 
 from __future__ import annotations
 
+import sys
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
@@ -41,7 +42,9 @@ class MissingModel:
     path: Path
     size: int | None
     reason: str  # "not installed", "incomplete: …", "does not match its sha256"
-    installable: bool  # from registry packages (a user's own file cannot be reinstalled)
+    # from registry packages, in a checkout (a user's own file cannot be reinstalled, and
+    # an installed bundle cannot fetch packages: it works offline and has no pip)
+    installable: bool
 
 
 class ModelsSetup:
@@ -56,8 +59,10 @@ class ModelsSetup:
         *,
         pip: PipInstall | None = None,
         hash_file: HashFile | None = None,
+        can_fetch: bool | None = None,
     ) -> None:
         self.models_dir = models_dir
+        self.can_fetch = not getattr(sys, "frozen", False) if can_fetch is None else can_fetch
         self._manifest_file = manifest_file
         self._overlay_file = overlay_file
         self._pip = pip
@@ -107,7 +112,7 @@ class ModelsSetup:
                 path,
                 entry.size,
                 reason,
-                entry.source.kind in ("package_file", "package_chunks"),
+                self.can_fetch and entry.source.kind in ("package_file", "package_chunks"),
             )
         return list(rows.values())
 

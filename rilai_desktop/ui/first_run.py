@@ -127,14 +127,16 @@ class FirstRunPanel(QWidget):
     def show_missing(self, models: Sequence[MissingLike]) -> None:
         lines = [
             f"<li><b>{m.name}</b> ({m.tier} tier, {human_size(m.size)}) — {m.reason}"
-            + ("" if m.installable else f"; your own file at {m.path}: add it again in Settings")
+            + ("" if m.installable else f"; choose a GGUF file for the {m.tier} tier in Settings")
             + "</li>"
             for m in models
         ]
         total = sum(m.size or 0 for m in models if m.installable)
+        copies = (
+            f"Installing them copies {human_size(total)} into the models folder." if total else ""
+        )
         self.models_label.setText(
-            "These models are missing:<ul>" + "".join(lines) + "</ul>"
-            f"Installing them copies {human_size(total)} into the models folder."
+            "These models are missing:<ul>" + "".join(lines) + "</ul>" + copies
         )
         self.install_button.setVisible(any(m.installable for m in models))
         self._idle("")

@@ -85,6 +85,16 @@ def test_an_empty_models_dir_lists_every_file_once_with_its_size(
     assert all(m.installable for m in missing)
 
 
+def test_an_installed_bundle_offers_no_install_it_cannot_do(tmp_path: Path, site: Path) -> None:
+    # a frozen bundle built without models has no pip and never fetches: the first-run
+    # panel must not offer an Install button that can only fail
+    setup = ModelsSetup(
+        tmp_path / "models", write_manifest(tmp_path / "models.toml"), None, can_fetch=False
+    )
+    missing = setup.missing()
+    assert missing and not any(m.installable for m in missing)
+
+
 def test_install_reports_progress_and_then_nothing_is_missing(tmp_path: Path, site: Path) -> None:
     pip = FakePip(site)
     setup = setup_in(tmp_path, pip)

@@ -164,3 +164,24 @@ def test_with_every_model_in_place_the_engine_loads_at_once(
         desktop.start()
     assert not desktop.first_run.showing and desktop.window.bridge is not None
     desktop.window.close()
+
+
+def test_a_bundle_without_models_points_at_settings_instead_of_installing(
+    qtbot: QtBot, tmp_path: Path, site: Path
+) -> None:
+    setup = ModelsSetup(
+        tmp_path / "models", write_manifest(tmp_path / "models.toml"), can_fetch=False
+    )
+    desktop = DesktopApp(
+        open_fake_engine, tray_available=lambda: False, with_daemon=False, models=setup
+    )
+    qtbot.addWidget(desktop.window)
+    first = desktop.first_run
+    assert first is not None
+    desktop.start()
+    qtbot.waitUntil(lambda: first.showing and first.panel.isVisible(), timeout=10_000)
+    panel = first.panel
+    assert not panel.install_button.isVisible()  # it could only fail: no pip, no network
+    assert "choose a GGUF file for the small tier in Settings" in panel.models_label.text()
+    assert "Installing them copies" not in panel.models_label.text()
+    desktop.window.close()

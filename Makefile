@@ -92,7 +92,8 @@ package-test: setup
 	@echo "== the installers, installed and run offline (tests/e2e/test_package_real.py)"
 	@RILAI_DIST=$(DIST) RILAI_PACKAGE_REQUIRED=1 RILAI_TEST_ARTIFACTS=$(DIST)/test-artifacts \
 		$(BIN)/python -m pytest -p no:cacheprovider \
-		-rs tests/e2e/test_package_real.py
+		-rs tests/e2e/test_package_real.py \
+		tests/packaging/test_measure_depends.py::test_the_checked_in_snapshot_matches_the_real_bundle
 
 clean-venv:
 	rm -rf $(VENV)

@@ -27,6 +27,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import llama_variants
 from licences import write_licences
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -69,8 +70,11 @@ def _check_models(models: list[dict[str, str]]) -> None:
         )
 
 
-def run_pyinstaller(dist: Path, work: Path, *, models: bool, models_dir: Path) -> None:
+def run_pyinstaller(
+    dist: Path, work: Path, *, models: bool, models_dir: Path, llama_libs: str = ""
+) -> None:
     env = dict(os.environ)
+    env["RILAI_LLAMA_LIBS"] = llama_libs
     env["RILAI_BUNDLE_MODELS"] = "1" if models else "0"
     env["RILAI_MODELS_DIR"] = str(models_dir)
     cmd = [
@@ -129,7 +133,17 @@ def main(argv: list[str] | None = None) -> int:
         args.work or ROOT / "build" / ("pyinstaller" if models else "pyinstaller-nomodels")
     ).resolve()
     started = time.perf_counter()
-    run_pyinstaller(dist, work, models=models, models_dir=models_dir)
+    levels: dict[str, Path] = {}
+    if platform.system() == "Linux" and platform.machine() in ("x86_64", "AMD64"):
+        # portable llama.cpp builds, not the checkout's -march=native one (llama_variants.py)
+        levels = llama_variants.prepare(work)
+    run_pyinstaller(
+        dist,
+        work,
+        models=models,
+        models_dir=models_dir,
+        llama_libs=llama_variants.env_value(levels),
+    )
     bundle = dist / "rilai"
     frozen_modules = json.loads((work / "rilai" / "frozen-modules.json").read_text())
     binaries = json.loads((work / "rilai" / "frozen-binaries.json").read_text())
@@ -142,6 +156,7 @@ def main(argv: list[str] | None = None) -> int:
         binaries=binaries,
     )
     facts = build_facts(bundle, models=models, model_rows=model_rows)
+    facts["llama_cpp_levels"] = sorted(levels) or ["as built in the venv"]
     (bundle / "BUILD.json").write_text(json.dumps(facts, indent=1) + "\n")
     print(
         f"build: {bundle} in {time.perf_counter() - started:.0f} s; "

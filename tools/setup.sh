@@ -69,25 +69,12 @@ pip_install() {
 }
 echo "set-up: torch==2.13.0 (the local CPU build; exactly this spec, nothing pulls CUDA)"
 pip_install -q "torch==2.13.0"
-# llama.cpp is built once for any x86-64 CPU from 2013 on (AVX2/FMA/F16C: GGML_NATIVE=OFF),
-# not for this machine's: the same build goes into the installers (make package), and a
-# -march=native build (AVX-512 on a server) dies with SIGILL on most laptops. The wheel is
-# kept in a wheelhouse outside the checkout, so every clone and CI run reuses it.
+# llama.cpp builds from source for THIS machine's CPU (-march=native: what runs here runs
+# fastest). The installers do not ship that build: make package builds portable ones
+# (packaging/llama_variants.py), since a native build from an AVX-512 server dies with
+# SIGILL on most laptops.
 export CMAKE_BUILD_PARALLEL_LEVEL=${CMAKE_BUILD_PARALLEL_LEVEL:-$(nproc)}
-LLAMA_SPEC=$(grep -o 'llama-cpp-python==[0-9.]*' pyproject.toml | head -1)
-LLAMA_VERSION=${LLAMA_SPEC#*==}
-WHEELHOUSE=${RILAI_WHEELHOUSE:-${XDG_CACHE_HOME:-$HOME/.cache}/rilai/wheels}
-llama_wheel() { find "$WHEELHOUSE" -maxdepth 1 -name "llama_cpp_python-$LLAMA_VERSION-*.whl" 2>/dev/null | head -1; }
-if [ -z "$(llama_wheel)" ]; then
-  echo "set-up: building $LLAMA_SPEC for any AVX2 CPU (first time only: ~10-15 min on 2 cores)"
-  mkdir -p "$WHEELHOUSE"
-  CMAKE_ARGS="-DGGML_NATIVE=OFF ${CMAKE_ARGS:-}" \
-    "${PIP[@]}" wheel -q --no-deps --no-cache-dir -w "$WHEELHOUSE" "$LLAMA_SPEC" 2>&1 |
-    { grep -v 'is neither a file nor a directory' || true; }
-  [ -n "$(llama_wheel)" ] || { echo "set-up: building $LLAMA_SPEC failed (see above)"; exit 1; }
-fi
-pip_install -q --no-deps --force-reinstall "$(llama_wheel)"
-echo "set-up: the package with [dev]"
+echo "set-up: the package with [dev] (first time: llama-cpp-python builds from source, ~10-15 min on 2 cores; pip caches the wheel)"
 pip_install -q -e ".[dev]"
 "$VENV/bin/python" -c "import torch; assert torch.__version__.startswith('2.13.0'), torch.__version__"
 mkdir -p "$STAMPS"

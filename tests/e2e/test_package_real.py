@@ -153,13 +153,15 @@ def _failed_checks(report: dict[str, object]) -> list[object]:
     ]
 
 
-def _offline(app: Path, *argv: str, home: Path, timeout: float) -> subprocess.CompletedProcess[str]:
+def _offline(
+    app: Path, *argv: str, home: Path, timeout: float, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     command = app / "rilai"
     if app.parent.name == "opt" and (app.parent.parent / "bin/rilai").is_symlink():
         command = app.parent.parent / "bin/rilai"  # install.sh's link, as a person runs it
     return subprocess.run(
         ["unshare", "-n", "--", str(command), *argv],
-        env=_offline_env(home),
+        env={**_offline_env(home), **(env or {})},
         capture_output=True,
         text=True,
         timeout=timeout,
@@ -194,6 +196,60 @@ def test_self_test_passes_offline(app: Path, tmp_path: Path) -> None:
     assert _failed_checks(report) == []
     # nothing fetched, nor any download cache even made: all of it is under RILAI_HOME
     assert _written_outside_rilai_home(home) == []
+
+
+def _check(report: dict[str, object], name: str) -> dict[str, object]:
+    checks = report.get("checks", [])
+    assert isinstance(checks, list)
+    found = next(c for c in checks if isinstance(c, dict) and c.get("name") == name)
+    return dict(found)
+
+
+def _uses_avx512(library: Path) -> bool:
+    """Whether the machine code of ``library`` touches AVX-512 registers (zmm)."""
+    code = subprocess.run(
+        ["objdump", "-d", "--no-show-raw-insn", str(library)],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    return re.search(r"%zmm\d", code) is not None
+
+
+@pytest.mark.skipif(shutil.which("objdump") is None, reason="needs objdump (binutils)")
+def test_the_default_llama_build_runs_on_any_avx2_cpu(deb_root: Path) -> None:
+    """The checkout's llama.cpp is -march=native; the bundle's default must not be: built on
+    an AVX-512 machine, a native build dies with SIGILL on most laptops."""
+    internal = deb_root / "opt/rilai/_internal"
+    default = internal / "llama_cpp/lib/libggml-cpu.so"
+    assert default.is_file()
+    assert not _uses_avx512(default)
+    for top in internal.glob("libggml-cpu.so*"):  # PyInstaller's copy beside the others
+        assert not _uses_avx512(top), top
+    faster = internal / "llama_cpp/lib-avx512/libggml-cpu.so"
+    assert faster.is_file() and _uses_avx512(faster)
+
+
+@pytest.mark.skipif(shutil.which("unshare") is None, reason="needs unshare (util-linux)")
+def test_the_bundle_picks_the_llama_build_this_cpu_runs(deb_root: Path, tmp_path: Path) -> None:
+    from rilai_desktop.llm.cpu_level import best_level, cpu_flags
+
+    app = deb_root / "opt/rilai"
+    if not _has_models(app):
+        pytest.skip(f"{app} is a bundle without models: the model smoke needs them")
+    home = tmp_path / "home"
+    home.mkdir()
+    level = best_level(cpu_flags(Path("/proc/cpuinfo").read_text()))
+    done = _offline(app, "self-test", "--json", home=home, timeout=SELF_TEST_TIMEOUT_S)
+    lib = str(_check(json.loads(done.stdout), "lib:llama_cpp")["detail"])
+    assert ("lib-avx512" in lib) == (level == "avx512"), lib
+    # and the AVX2 build, forced, answers too (what a laptop without AVX-512 runs)
+    forced = {"LLAMA_CPP_LIB_PATH": str(app / "_internal/llama_cpp/lib")}
+    done = _offline(app, "self-test", "--json", home=home, timeout=SELF_TEST_TIMEOUT_S, env=forced)
+    report = json.loads(done.stdout)
+    assert done.returncode == 0 and _failed_checks(report) == [], report
+    lib = str(_check(report, "lib:llama_cpp")["detail"])
+    assert "lib-avx512" not in lib and "AVX512" not in lib, lib
 
 
 LIBRARY_LICENCES = (

@@ -38,7 +38,7 @@ def load_llama_cpp() -> str:
     ]
     return (
         f"llama-cpp-python {llama_cpp.__version__}, {Path(path).name} at {Path(path).parent}"
-        f" ({', '.join(features[:6]) or 'no CPU features reported'})"
+        f" ({', '.join(features) or 'no CPU features reported'})"
     )
 
 

@@ -125,6 +125,11 @@ def test_review_returns_one_result_per_critic_in_order() -> None:
         # tests/e2e/test_turn_real.py's "no advice, just listen" turn, as the real voice said it
         "If you're comfortable, you could try to reach out to a friend or family member.",
         "You can always reach out to someone you trust.",
+        # the frozen app's ten-turn check, after "I don't want advice, I just want to talk"
+        "Remember, you're not alone. Don't hesitate to reach out for help if you need it.",
+        "It's also important to take care of yourself.",
+        "You might find it helpful to talk to someone who can listen.",
+        "Perhaps it's time to take a break and recharge.",
     ],
 )
 def test_advice_fails_under_witness(reply: str) -> None:
@@ -143,6 +148,7 @@ def test_advice_fails_under_witness(reply: str) -> None:
         "That sounds really hard, and it makes sense you feel worn down.",
         "If you want, you could tell me more about it.",
         "You don't have to fix anything right now.",
+        "It's okay to feel upset about losing a patient.",
     ],
 )
 def test_acknowledgement_and_negated_advice_pass_under_witness(reply: str) -> None:
@@ -256,6 +262,9 @@ def test_judge_prompts_come_from_the_prompts_dir(tmp_path: Path) -> None:
         "All my friends are busy tonight too.",
         "Just let me know the time, and I'll be happy to drive you there.",
         "I can pick you up after work.",
+        # the frozen app's ten-turn check, to "I got the promotion to charge nurse!!"
+        "That's great news! Let's celebrate by making a special dinner together.",
+        "We could grab a coffee sometime to celebrate!",
     ],
 )
 def test_claims_of_human_feelings_body_or_past_fail(reply: str) -> None:
@@ -274,6 +283,8 @@ def test_claims_of_human_feelings_body_or_past_fail(reply: str) -> None:
         "I'm glad you told me.",
         "You feel sad, and that makes sense.",
         "I'm sorry you're going through this.",
+        "Let's take a walk through what happened, if you like.",
+        "Let's celebrate! What are you proudest of?",
     ],
 )
 def test_honest_ai_statements_pass_truthfulness(reply: str) -> None:

@@ -216,3 +216,18 @@ def test_a_memory_question_falls_back_to_what_they_told() -> None:
     )
     state.user_text = "I'm tired today"  # not a memory question
     assert memory_answer(state) == ""
+
+
+def test_a_sum_question_falls_back_to_its_answer_worked_out() -> None:
+    # the ten-turn check: three attempts said "17 times 24 is 418", "17 times 21 is 397",
+    # "17 times 25 equals 405"; the fallback answered "Got it. What's on your mind today?"
+    s = state("ok what's 17 times 23?", "observe")
+    reply = fallback_reply(s, prompts=PROMPTS)
+    assert reply == "17 times 23 is 391."
+    assert check_reply(reply, user_text=s.user_text) == []
+    assert blocking(Critics(prompts=PROMPTS).review(reply, s)) == []
+    # a message with numbers but no sum gets the usual variants
+    assert (
+        fallback_reply(state("I have 3 cats", "observe"), prompts=PROMPTS)
+        in (DEFAULT_VARIANTS["observe"])
+    )

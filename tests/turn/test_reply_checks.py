@@ -576,3 +576,38 @@ def test_a_reply_that_breaks_into_another_script_is_unfinished() -> None:
     assert "unfinished" not in kinds(
         check_reply("你好！今天怎么样？", user_text="你好，我今天很累。")
     )
+
+
+# ── sums ──────────────────────────────────────────────────────────────────────────────
+
+
+def test_a_misquoted_sum_is_found() -> None:
+    # the frozen app's ten-turn check: "ok what's 17 times 23?" -> "17 times 24 is 408."
+    found = check_reply("17 times 24 is 408.", user_text="ok what's 17 times 23?")
+    assert kinds(found) == ["wrong_sum"]
+    assert "17 and 23" in found[0].detail
+
+
+def test_a_wrong_result_is_found_and_a_right_one_passes() -> None:
+    assert kinds(check_reply("17 times 23 is 401.", user_text="what's 17 times 23?")) == [
+        "wrong_sum"
+    ]
+    assert check_reply("17 times 23 is 391.", user_text="what's 17 times 23?") == []
+    assert check_reply("That makes 10 / 3 = 3.33 each.", user_text="split 10 between 3") == []
+    assert check_reply("12 x 12 = 144, a gross.", user_text="how much is a gross?") == []
+
+
+def test_numbers_that_are_not_sums_are_left_alone() -> None:
+    assert check_reply("You have 3 cats and 2 dogs.", user_text="I have 3 cats, 2 dogs") == []
+    assert check_reply("The meeting is at 10.", user_text="it's at 10 tomorrow") == []
+
+
+def test_one_sum_asked_is_answered_and_anything_else_is_not() -> None:
+    from rilai_desktop.turn.speaking.arithmetic import sum_answer
+
+    assert sum_answer("ok what's 17 times 23?") == "17 times 23 is 391."
+    assert sum_answer("what is 10 / 4?") == "10 / 4 is 2.5."
+    assert sum_answer("12 minus 20?") == "12 minus 20 is -8."
+    assert sum_answer("what is 7 divided by 0?") == ""
+    assert sum_answer("I have 3 cats and 2 dogs") == ""
+    assert sum_answer("is 2 + 2 = 4 and 3 + 3 = 6?") == ""  # two sums: not a plain question

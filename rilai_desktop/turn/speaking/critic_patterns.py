@@ -47,6 +47,12 @@ ADVICE_STRONG = _any(
     r"\byou\s+(?:could|can|might|may)\s+(?:also\s+|always\s+)?try\b",
     r"\byou\s+(?:could|can|might|may)\s+(?:also\s+|always\s+)?reach\s+out\b",
     r"\bI\s+(?:would\s+|'d\s+|strongly\s+|really\s+)?(?:recommend|suggest|advise)\b",
+    # "don't hesitate to reach out", "it's also important to take care of yourself", "you
+    # might find it helpful to talk to someone" (the frozen app's ten-turn check, to "I
+    # don't want advice")
+    r"\bdon't\s+hesitate\s+to\b",
+    r"\bit(?:'s|\s+is)\s+(?:also\s+|really\s+|very\s+|so\s+)?important\s+(?:to|that\s+you)\b",
+    r"\byou\s+(?:might|may|could|will)\s+find\s+it\s+(?:helpful|useful)\b",
     r"\bconsider\s+\w+ing\b",
     r"\bmake\s+sure\b",
     r"\bit\s+(?:might|may|could|would|will|can)\s+help\s+(?:to|if)\b",
@@ -71,6 +77,7 @@ ADVICE_SOFT = _any(
     r"(?!\s+(?:tell|share|say|talk\s+to\s+me|let\s+me))",
     r"\bit\s+(?:might|may|could)\s+be\s+(?:worth|good|helpful|useful)\b",
     r"\bhave\s+you\s+thought\s+about\b",
+    r"\b(?:maybe|perhaps)\s+it(?:'s|\s+is)\s+time\s+to\b",
     r"\bwhat\s+if\s+you\b",
     r"\bhow\s+about\s+\w+ing\b",
     r"\bsometimes\s+it\s+helps\s+to\b",
@@ -127,6 +134,13 @@ HUMAN_CLAIM = _any(
     r"\bI(?:'ll|’ll|\s+will|\s+can|'d|’d|\s+could)\s+(?:be\s+(?:happy|glad)\s+to\s+|gladly\s+)?"
     r"(?:drive|pick)\s+(?:you|them)\b",
     r"\b(?:I'll|I\s+will|I\s+can)\s+meet\s+(?:you|them)\s+(?:there|at)\b",
+    # a shared outing or meal ("Let's celebrate by making a special dinner together", the
+    # frozen app's ten-turn check): Rilai has no kitchen and goes nowhere
+    r"\b(?:let's|let\s+us|we\s+(?:could|can|should|will))\s+(?:\w+\s+){0,3}?"
+    r"(?:(?:hav|mak|cook|eat|grab|get|shar)\w*\s+(?:a\s+|some\s+|the\s+)?(?:\w+\s+)?"
+    r"(?:dinner|lunch|breakfast|meal|drinks?|coffee|tea|cake|pizza)"
+    r"|go\w*\s+(?:out|for\s+a|to\s+the|somewhere|shopping|dancing)"
+    r"|tak\w*\s+a\s+(?:walk|trip|stroll)\b(?!\s+(?:through|down\s+memory)))",
 )
 HUMAN_AMBIGUOUS = _any(
     r"\bI\s+know\s+(?:exactly\s+)?how\s+(?:that|this|it|you)\s+feels?\b",

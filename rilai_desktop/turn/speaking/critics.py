@@ -86,6 +86,7 @@ FEEDBACK: Final[Mapping[str, str]] = {
     "asks": "Ask the question you were given, ending with '?'.",
     "celebrate": "Celebrate with them; no negative framing.",
     "repeat": "Do not repeat yourself; say each thing once.",
+    "wrong_sum": "Use the exact numbers of their message and work the sum out carefully.",
     "rewrite": "Rewrite the reply: short, honest and on what they said.",
 }
 

@@ -40,6 +40,7 @@ from rilai_desktop.turn.deliberation.council_rules import (
     words,
 )
 from rilai_desktop.turn.speaking import critic_patterns as P
+from rilai_desktop.turn.speaking.arithmetic import wrong_sums
 from rilai_desktop.turn.speaking.critic_copies import (
     COPIED_SHARE,
     copied_share,
@@ -57,6 +58,7 @@ REPLY_CHECK_KINDS: Final[tuple[str, ...]] = (
     "self_description",
     "repeat",
     "identity",
+    "wrong_sum",
 )
 LEAK_RUN: Final[int] = 5  # consecutive words shared with a private text
 LOOP_WORDS: Final[int] = 3  # a phrase of this many words …
@@ -230,6 +232,7 @@ def check_reply(
     said = [theirs, *(clean(t, _CAP) for t in earlier_user_texts if isinstance(t, str))]
     found += [ReplyFinding("identity", f"speaks as the person: 'I/my {slip}'")
               for slip in identity_slips(text, said)[:2]]  # fmt: skip
+    found += [ReplyFinding("wrong_sum", why) for why in wrong_sums(text, theirs)[:2]]
     return found
 
 

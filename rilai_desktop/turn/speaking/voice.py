@@ -23,6 +23,7 @@ from typing import Final
 
 from rilai_desktop.contracts.council import INTENTS
 from rilai_desktop.turn.prompts import Prompts
+from rilai_desktop.turn.speaking.arithmetic import sum_answer
 from rilai_desktop.turn.speaking.fallback import DEFAULT_VARIANTS, choose, memory_answer
 from rilai_desktop.turn.speaking.fallback import kind_of as fallback_kind
 from rilai_desktop.turn.speaking.prompt_text import cut, strip_controls, strip_template_tokens
@@ -175,7 +176,8 @@ def fallback_reply(state: TurnState, *, prompts: Prompts) -> str:
     Used when every generated attempt failed a blocking critic. A safety interrupt or the
     protect intent gets :func:`safety_reply`; a silent turn gets "". The variant names the
     feeling their words show (witness), never repeats what Rilai said earlier in the
-    conversation, and passes ``reply_checks``.
+    conversation, and passes ``reply_checks``. A memory question gets what they said, a sum
+    question its answer (``arithmetic.sum_answer``).
     """
     decision = state.decision
     intent = intent_of(decision)
@@ -187,6 +189,9 @@ def fallback_reply(state: TurnState, *, prompts: Prompts) -> str:
     remembered = memory_answer(state)
     if remembered:
         return remembered
+    worked_out = sum_answer(state.user_text) if isinstance(state.user_text, str) else ""
+    if worked_out:  # "what's 17 times 23?" and every attempt got the sum wrong
+        return worked_out
     variants = _sections("fallback.md", prompts).get(kind) or DEFAULT_VARIANTS[kind]
     asks = decision is not None and bool(decision.speech_act.asks_user)
     return choose(

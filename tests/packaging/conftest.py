@@ -17,8 +17,10 @@ import pytest
 from rilai_desktop.paths import REPO_ROOT
 
 LINUX = REPO_ROOT / "packaging" / "linux"
-if str(LINUX) not in sys.path:
-    sys.path.insert(0, str(LINUX))
+# packaging/ (build.py's helpers: licences, llama_variants) and packaging/linux/
+for _folder in (REPO_ROOT / "packaging", LINUX):
+    if str(_folder) not in sys.path:
+        sys.path.insert(0, str(_folder))
 
 FAKE_VERSION = "0.0.7"  # not pyproject's: shows BUILD.json is read
 FAKE_SAYS = "fake rilai"

@@ -2,30 +2,15 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import shutil
-import sys
 from pathlib import Path
-from types import ModuleType
 
+import licences
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 
-
-def _load() -> ModuleType:
-    spec = importlib.util.spec_from_file_location(
-        "rilai_packaging_licences", ROOT / "packaging" / "licences.py"
-    )
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-licences = _load()
 
 MODEL = {
     "id": "tiny-q4",

@@ -2,29 +2,13 @@
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 import zipfile
 from pathlib import Path
-from types import ModuleType
 
+import llama_variants as lv
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def _load() -> ModuleType:
-    spec = importlib.util.spec_from_file_location(
-        "rilai_packaging_llama_variants", ROOT / "packaging" / "llama_variants.py"
-    )
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-lv = _load()
 
 
 def fake_wheel(folder: Path, version: str, names: list[str]) -> Path:

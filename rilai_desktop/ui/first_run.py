@@ -36,6 +36,13 @@ PRIVACY = (
     "Everything Rilai does stays on this machine: the models are installed from local "
     "packages and nothing you say leaves this computer."
 )
+# an installed build without models: nothing can be installed, the person brings GGUF files
+PRIVACY_OWN_FILES = "Everything Rilai does stays on this machine: nothing you say leaves it."
+OWN_FILES_HINT = (
+    "This build of Rilai ships no models and cannot download them. Press Continue, then "
+    "choose a GGUF file for each tier in Settings (Ctrl+,), or run "
+    "rilai models add FILE.gguf --tier TIER in a terminal."
+)
 
 
 class MissingLike(Protocol):
@@ -138,8 +145,11 @@ class FirstRunPanel(QWidget):
         self.models_label.setText(
             "These models are missing:<ul>" + "".join(lines) + "</ul>" + copies
         )
-        self.install_button.setVisible(any(m.installable for m in models))
-        self._idle("")
+        installable = any(m.installable for m in models)
+        self.privacy_label.setText(PRIVACY if installable else PRIVACY_OWN_FILES)
+        self.skip_button.setText("Not now" if installable else "Continue")
+        self._idle("" if installable else OWN_FILES_HINT)
+        self.install_button.setVisible(installable)
 
     def show_progress(self, label: str, fraction: float) -> None:
         self.progress.show()
@@ -223,7 +233,10 @@ class FirstRun(QObject):
         self.panel.show_missing(missing)
         self._conversation = self.window.takeCentralWidget()
         self.window.setCentralWidget(self.panel)
-        self.panel.install_button.setFocus()
+        if self.panel.install_button.isVisibleTo(self.panel):
+            self.panel.install_button.setFocus()
+        else:
+            self.panel.skip_button.setFocus()
 
     def install(self) -> None:
         wanted = [m for m in self.missing if m.installable]

@@ -184,4 +184,7 @@ def test_a_bundle_without_models_points_at_settings_instead_of_installing(
     assert not panel.install_button.isVisible()  # it could only fail: no pip, no network
     assert "choose a GGUF file for the small tier in Settings" in panel.models_label.text()
     assert "Installing them copies" not in panel.models_label.text()
+    assert "ships no models" in panel.status_label.text()
+    assert "installed from local packages" not in panel.privacy_label.text()
+    assert panel.skip_button.text() == "Continue" and panel.skip_button.hasFocus()
     desktop.window.close()

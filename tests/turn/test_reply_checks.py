@@ -611,3 +611,25 @@ def test_one_sum_asked_is_answered_and_anything_else_is_not() -> None:
     assert sum_answer("what is 7 divided by 0?") == ""
     assert sum_answer("I have 3 cats and 2 dogs") == ""
     assert sum_answer("is 2 + 2 = 4 and 3 + 3 = 6?") == ""  # two sums: not a plain question
+
+
+def test_celebrating_a_lost_one_s_anniversary_contradicts_their_mood() -> None:
+    # the eval's widower, turn 2, as the real voice answered it
+    theirs = "Our anniversary would have been tomorrow. Forty one years."
+    reply = (
+        "That's a wonderful anniversary! Forty-one years is a significant milestone in your "
+        "life. Enjoy your anniversary and take time to celebrate it with loved ones."
+    )
+    assert kinds(check_reply(reply, user_text=theirs)) == ["mood_contradiction"]
+    gentle = "That sounds so quiet and heavy. Forty-one years together is a lot to miss."
+    assert check_reply(gentle, user_text=theirs) == []
+    # the same words to someone who is fine are fine
+    assert (
+        check_reply("That's a great idea! Enjoy your weekend.", user_text="hiking saturday") == []
+    )
+
+
+def test_how_can_i_assist_you_is_a_help_desk_line() -> None:
+    found = check_reply("Hi, Dana! How can I assist you?", user_text="hi, I'm Dana")
+    assert kinds(found) == ["help_desk"]
+    assert check_reply("How can I help you with that?", user_text="my sink is leaking") == []

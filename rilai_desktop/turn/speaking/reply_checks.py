@@ -108,7 +108,11 @@ DISTRESS_CUE = re.compile(
     r"|exhausted|overwhelmed|anxious|scared|afraid|hurt(?:s|ing)?|crying|cried|awful|terrible"
     r"|struggl\w*|lost\s+my|miss(?:ing)?\s+(?:my|him|her|them)|(?:so|really|just)\s+tired"
     r"|tired\s+of|can't\s+(?:sleep|cope|take)|don't\s+want\s+to\s+be\s+here"
-    r"|(?:is|are|been|was|feels?)\s+(?:so\s+|really\s+)?(?:hard|rough|tough|heavy))\b",
+    r"|(?:is|are|been|was|feels?)\s+(?:so\s+|really\s+)?(?:hard|rough|tough|heavy)"
+    # grief: "our anniversary would have been tomorrow" (the eval's widower)
+    r"|would\s+have\s+been\s+(?:our|his|her|their|my)\s+(?:\w+\s+)?(?:anniversary|birthday)"
+    r"|(?:our|his|her|their|my)\s+(?:\w+\s+)?(?:anniversary|birthday)\s+would\s+have\s+been"
+    r"|(?:passed|died)\s+(?:away\s+)?(?:last|this|in|on|a\s+year))\b",
     re.IGNORECASE,
 )
 _STATES: Final[frozenset[str]] = frozenset(
@@ -128,6 +132,9 @@ _GLAD_THAT_WAY = P._any(
     r"\b(?:glad|happy|good|great|nice)\s+to\s+(?:hear|know)(?:\s+(?:that|it|this))?\s*[.!]",
     r"\bthat(?:'s|\s+is)\s+(?:so\s+|really\s+)?(?:great|wonderful|fantastic|awesome|amazing"
     r"|excellent|good)(?:\s+news)?\s*[.!]",
+    # "That's a wonderful anniversary! … Enjoy your anniversary" to a widower
+    r"\bthat(?:'s|\s+is)\s+an?\s+(?:great|wonderful|fantastic|lovely|amazing)\s+\w+\s*!",
+    r"\benjoy\s+(?:your|the)\s+(?:anniversary|birthday|day|evening|weekend)\b",
 )
 _WISHED: Final[frozenset[str]] = frozenset(
     {"hope", "hoping", "wish", "if", "whether", "until", "want", "need", "make"}
@@ -146,6 +153,7 @@ HELP_DESK = P._any(
     r"\bfeel\s+free\s+to\s+(?:ask|contact|reach\s+out\s+to\s+me)\b",
     r"\b(?:don't|do\s+not)\s+hesitate\s+to\s+(?:ask|contact|reach\s+out)\b",
     r"\bhow\s+(?:can|may|could)\s+I\s+(?:help|assist)\s+you\s+today\b",
+    r"\bhow\s+(?:can|may|could)\s+I\s+(?:help|assist)\s+you\s*\?",  # the eval's hello to Dana
     r"\bhow\s+may\s+I\s+(?:help|assist)\b",
     r"\bis\s+there\s+anything\s+(?:else\s+)?I\s+can\s+(?:help|assist|do\s+for\s+you)\b",
     r"\blet\s+me\s+know\s+if\s+(?:there(?:'s|\s+is)|you\s+need)\s+anything\s+(?:else\s+)?"

@@ -4,12 +4,18 @@ It builds the model router, memory, the fast sensors, the turn runner over them
 (``build_engine_parts``, which ``engine.open_engine`` wraps) and the daemon
 (``build_daemon``), over the core (``core.build_core``: paths, settings, the event log).
 Everything else takes what it needs as arguments.
+
+``build_engine_parts`` is the one path a turn is built on: the app, `rilai chat`, the
+benches and the evaluations (``FreshConversations``: a fresh data folder per conversation
+over ``SharedModels``) all get their sensors, memory, agents, council, voice and critics
+from it, so what an evaluation measures is what the app runs.
 """
 
 from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -22,14 +28,15 @@ if TYPE_CHECKING:
     from rilai_desktop.contracts.clock import Clock
     from rilai_desktop.daemon.ports import Delivery, LiveState, NudgeRunner
     from rilai_desktop.daemon.service import Daemon
-    from rilai_desktop.memory.embedding import EmbeddingService, HashEmbedder
     from rilai_desktop.memory.manager import MemoryManager, MemoryRetryConfig
+    from rilai_desktop.memory.ports import Embedder
+    from rilai_desktop.turn.model_events import ModelEventRelay
     from rilai_desktop.turn.runner import TurnRunner
     from rilai_desktop.turn.sensors import FastSensors
 from rilai_desktop.contracts import EventKind
 from rilai_desktop.contracts.llm import LLM
 from rilai_desktop.llm.manifest import ModelEntry, load_manifest
-from rilai_desktop.llm.router import ModelRouter
+from rilai_desktop.llm.router import ModelFactory, ModelRouter
 from rilai_desktop.paths import Paths
 from rilai_desktop.turn.prompts import Prompts
 
@@ -38,11 +45,28 @@ def build_router(
     paths: Paths,
     settings: Settings,
     on_event: Callable[[EventKind, dict[str, Any]], None] | None = None,
+    *,
+    factory: ModelFactory | None = None,
 ) -> ModelRouter:
-    """The real model router: the manifest (+ the user's overlay) and llama.cpp models."""
+    """The real model router: the manifest (+ the user's overlay) and llama.cpp models.
+    ``factory``: what loads a tier's file (default llama.cpp; tests pass scripted models)."""
+    manifest = load_manifest(paths.manifest_file, paths.user_manifest_file)
+    return ModelRouter(
+        manifest,
+        paths.models_dir,
+        llm_settings=settings.llm,
+        roles=settings.roles,
+        factory=factory or _llama_factory(settings, on_event),
+        on_event=on_event,
+    )
+
+
+def _llama_factory(
+    settings: Settings, on_event: Callable[[EventKind, dict[str, Any]], None] | None
+) -> ModelFactory:
+    """llama.cpp models with the threads of ``settings.llm`` per slot."""
     from rilai_desktop.llm.llama_cpp_adapter import LlamaCppModel, LlamaOptions
 
-    manifest = load_manifest(paths.manifest_file, paths.user_manifest_file)
     llm = settings.llm
     options = LlamaOptions(
         n_ctx=llm.n_ctx,
@@ -66,14 +90,7 @@ def build_router(
             on_event=on_event,
         )
 
-    return ModelRouter(
-        manifest,
-        paths.models_dir,
-        llm_settings=llm,
-        roles=settings.roles,
-        factory=factory,
-        on_event=on_event,
-    )
+    return factory
 
 
 class LazyRoleModel:
@@ -109,7 +126,7 @@ def build_memory(
     router: ModelRouter | None = None,
     router_factory: Callable[[], ModelRouter] | None = None,
     auto_consolidate: bool = True,
-    embedder: EmbeddingService | HashEmbedder | None = None,
+    embedder: Embedder | None = None,
     escalation_threshold: float | None = None,
     retry: MemoryRetryConfig | None = None,
 ) -> MemoryManager:
@@ -181,86 +198,112 @@ def build_sensors(embedder: Any | None) -> FastSensors:
     """
     from rilai_desktop.turn.sensors import FastSensors
     from rilai_desktop.turn.sensors.learned import LearnedLayer, load_default_heads
+    from rilai_desktop.turn.sensors.safety_bank import load_default_layer
 
     if embedder is None:
         return FastSensors()
-    heads = load_default_heads()
-    if heads is None or getattr(embedder, "dimension", None) != heads.dimension:
-        return FastSensors()
+    dimension = getattr(embedder, "dimension", None)
 
     def embed(text: str) -> Any:
         return embedder.embed([text])[0]
 
-    return FastSensors(learned=LearnedLayer(embed, heads))
+    heads = load_default_heads()
+    learned = LearnedLayer(embed, heads) if heads and dimension == heads.dimension else None
+    bank = load_default_layer(embed, dimension) if dimension is not None else None
+    return FastSensors(learned=learned, bank=bank)
 
 
-def build_engine_parts(core: Core, *, session_id: str | None = None) -> EngineParts:
-    """The real turn: llama.cpp models through the router, MiniLM + FAISS memory.
+@dataclass
+class SharedModels:
+    """What the engines one process builds may share: the model router and the relay its
+    models report to, the one prompts reader and the embedding model (None until the first
+    memory loads it). ``open_shared_models`` builds the real ones; ``build_engine_parts``
+    makes its own unless handed these (`rilai eval replies` hands one to every
+    conversation, so the models load once)."""
 
+    router: ModelRouter
+    relay: ModelEventRelay
+    prompts: Prompts
+    embedder: Embedder | None = None
+
+
+def open_shared_models(
+    paths: Paths,
+    settings: Settings,
+    *,
+    factory: ModelFactory | None = None,
+    embedder: Embedder | None = None,
+) -> SharedModels:
+    """The router over the installed models (loaded lazily), its relay, the prompts reader.
+    ``factory`` / ``embedder``: scripted models / a test embedder (default: the real ones)."""
+    from rilai_desktop.turn.model_events import ModelEventRelay
+
+    relay = ModelEventRelay()
+    router = build_router(paths, settings, relay, factory=factory)
+    return SharedModels(router, relay, Prompts(paths.prompts_dir), embedder)
+
+
+def build_engine_parts(
+    core: Core, *, session_id: str | None = None, shared: SharedModels | None = None
+) -> EngineParts:
+    """The real turn: llama.cpp models through the router, MiniLM + FAISS memory, the fast
+    sensors with the learned layer (``build_sensors`` over memory's embedder), the agents,
+    council, voice and critics (``turn.factory.build_turn_runner``).
+
+    The one place a turn is assembled: the app and every command, bench and evaluation get
+    theirs here. ``shared``: models already loaded for another engine (default: new ones).
     Model calls report to a relay that appends them to the running turn's events.
     Category consolidation (a model call) is left to maintenance, not to a turn's commit.
     """
     from rilai_desktop.app.memory_bridge import MemoryBridge
     from rilai_desktop.turn.factory import build_turn_runner
-    from rilai_desktop.turn.model_events import ModelEventRelay
 
-    relay = ModelEventRelay()
-    router = build_router(core.paths, core.settings, relay)
-    memory = build_memory(core, router=router, auto_consolidate=False)
-    memory.embed(["warm-up"])  # load the embedding model now, not inside the first turn
+    if shared is None:
+        shared = open_shared_models(core.paths, core.settings)
+    memory = build_memory(
+        core, router=shared.router, auto_consolidate=False, embedder=shared.embedder
+    )
+    if shared.embedder is None:
+        memory.embed(["warm-up"])  # load the embedding model now, not inside the first turn
+        shared.embedder = memory.embedder
     runner = build_turn_runner(
         events=core.event_log,
-        models=router,
+        models=shared.router,
         memory=MemoryBridge(memory),
-        prompts=Prompts(core.paths.prompts_dir),
-        relay=relay,
+        prompts=shared.prompts,
+        relay=shared.relay,
         session_id=session_id,
         agent_workers=core.settings.llm.agent_workers,
         sensors=build_sensors(memory.embedder),
     )
-    return EngineParts(core, router, memory, runner)
+    return EngineParts(core, shared.router, memory, runner)
 
 
 class FreshConversations:
-    """Engine parts for one conversation each, sharing one set of loaded models (router,
-    MiniLM) but each starting from an empty data folder of their own under ``root``: a new
-    event log, session, memory and stance per conversation (`rilai eval replies`).
+    """Engine parts for one conversation each (``build_engine_parts``, as the app builds
+    them), sharing one set of loaded models (router, MiniLM) but each starting from an
+    empty data folder of their own under ``root``: a new event log, session, memory and
+    stance per conversation (`rilai eval replies`).
     ``open()`` gives one; ``release(parts)`` closes its data (never the shared models);
-    ``close()`` unloads the models."""
+    ``close()`` unloads the models. ``shared``: models of the caller's (default: the real
+    ones)."""
 
-    def __init__(self, paths: Paths, settings: Settings, root: Path) -> None:
-        from rilai_desktop.turn.model_events import ModelEventRelay
-
+    def __init__(
+        self, paths: Paths, settings: Settings, root: Path, *, shared: SharedModels | None = None
+    ) -> None:
         self.paths, self.settings, self.root = paths, settings, root
-        self.prompts = Prompts(paths.prompts_dir)  # one reader, shared by every conversation
-        self.relay = ModelEventRelay()
-        self.router = build_router(paths, settings, self.relay)
-        self._embedder: Any = None  # the first conversation's, then shared
+        self.shared = shared if shared is not None else open_shared_models(paths, settings)
         self._opened = 0
 
-    def open(self) -> EngineParts:
-        from rilai_desktop.app.memory_bridge import MemoryBridge
-        from rilai_desktop.turn.factory import build_turn_runner
+    @property
+    def router(self) -> ModelRouter:
+        return self.shared.router
 
+    def open(self) -> EngineParts:
         self._opened += 1
         home = self.root / f"conversation-{self._opened:03d}"
-        paths = self.paths.scratch(home)
-        core = build_core(paths, self.settings)
-        memory = build_memory(
-            core, router=self.router, auto_consolidate=False, embedder=self._embedder
-        )
-        if self._embedder is None:
-            memory.embed(["warm-up"])  # load MiniLM once, outside the first turn
-            self._embedder = memory.embedder
-        runner = build_turn_runner(
-            events=core.event_log,
-            models=self.router,
-            memory=MemoryBridge(memory),
-            prompts=self.prompts,
-            relay=self.relay,
-            agent_workers=self.settings.llm.agent_workers,
-        )
-        return EngineParts(core, self.router, memory, runner)
+        core = build_core(self.paths.scratch(home), self.settings)
+        return build_engine_parts(core, shared=self.shared)
 
     def release(self, parts: EngineParts) -> None:
         parts.runner.wait_warm()
@@ -269,7 +312,7 @@ class FreshConversations:
         parts.core.close()
 
     def close(self) -> None:
-        self.router.close()
+        self.shared.router.close()
 
 
 class _LazyMaintenanceTasks:

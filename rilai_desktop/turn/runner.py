@@ -37,15 +37,14 @@ from rilai_desktop.turn.commit import plan_commit
 from rilai_desktop.turn.model_events import ModelEventRelay
 from rilai_desktop.turn.ports import EventStore, Recall, TurnMemory
 from rilai_desktop.turn.result import AgentRecord, TurnResult
+from rilai_desktop.turn.safety_check import SafetyCheck
+from rilai_desktop.turn.safety_state import assess, in_context
 from rilai_desktop.turn.sanitize import clean_input
 from rilai_desktop.turn.sensors import (
     INJECTION_THRESHOLD,
-    SAFETY_CONCERN_THRESHOLD,
-    SAFETY_INTERRUPT_THRESHOLD,
     FastSensors,
 )
-from rilai_desktop.turn.sensors.safety_dwell import careful_reading
-from rilai_desktop.turn.session import CAREFUL_FLAG, CAREFUL_TURNS, SessionState, restore
+from rilai_desktop.turn.session import CAREFUL_FLAG, SessionState, restore
 from rilai_desktop.turn.speaking.stage import SpeakingStage, Spoken
 from rilai_desktop.turn.state import TurnState, VoiceDelta
 from rilai_desktop.turn.warmup import Warmup
@@ -89,7 +88,9 @@ class TurnRunner:
         settings: TurnSettings | None = None,
         session_id: str | None = None,
         clock: Callable[[], float] = time.time,
+        safety_check: SafetyCheck | None = None,
     ) -> None:
+        self.safety_check = safety_check  # the model check of the grey band (None: off)
         self.events = events
         self.memory = memory
         self.sensors = sensors
@@ -132,7 +133,7 @@ class TurnRunner:
             stance=old.stance,
             modulators=old.modulators,
             last_run=old.last_run,
-            careful_left=old.careful_left,  # a disclosure is not forgotten by a reset
+            risk=old.risk,  # a disclosure is not forgotten by a reset
         )
         self._new_session = True
         return self.session.session_id
@@ -166,7 +167,7 @@ class TurnRunner:
         if session_id != self.session_id:
             old, state = self.session, restore(self.events, session_id)
             state.stance, state.modulators = old.stance, old.modulators
-            state.last_run, state.careful_left = old.last_run, old.careful_left
+            state.last_run, state.risk = old.last_run, old.risk
             self.session, self._new_session = state, False
         return self.session_id
 
@@ -263,7 +264,7 @@ class TurnRunner:
             modulators=self.session.modulators.model_copy(deep=True),
             started=start,
         )
-        if self.session.careful_left > 0:
+        if self.session.risk.aged(self._clock()).careful:
             state.flags.add(CAREFUL_FLAG)
         result = TurnResult(sid, turn_id, "", state)
         records: list[AgentRecord] = []
@@ -287,7 +288,8 @@ class TurnRunner:
             self.session.add_exchange(text, "", turn_id)
             raise
         self.session.add_exchange(text, state.reply, turn_id)
-        self.session.note_safety(state.sensor("safety_risk"))
+        if state.safety is not None:  # sensing ran: the conversation's risk after this turn
+            self.session.risk = state.safety.after
         self.session.stance, self.session.modulators = state.stance, state.modulators
         self.last_result = result
         return result
@@ -387,38 +389,48 @@ class TurnRunner:
         self, state: TurnState, emit: Callable[[EventKind, Mapping[str, Any]], None]
     ) -> None:
         state.sensors = self.sensors.read(state.user_text)
-        careful = CAREFUL_FLAG in state.flags
-        if careful and "safety_risk" in state.sensors:  # still with the disclosure?
-            state.sensors["safety_risk"] = careful_reading(
-                state.sensors["safety_risk"], state.user_text
-            )
+        if self.safety_check is not None and "safety_risk" in state.sensors:
+            with self._scope("safety_check"):
+                state.sensors["safety_risk"] = self.safety_check.review(
+                    state.sensors["safety_risk"], state.user_text, state.history
+                )
+        assessment = assess(
+            self.session.risk,
+            state.sensor("safety_risk"),
+            state.user_text,
+            vulnerability=state.sensor("vulnerability"),
+            now=self._clock(),
+        )
+        state.safety = assessment
+        if "safety_risk" in state.sensors:
+            state.sensors["safety_risk"] = in_context(state.sensors["safety_risk"], assessment)
+        state.flags |= assessment.flags
         emit(
             EventKind.SENSORS_FAST_UPDATED,
             {
                 "sensors": {n: round(o.probability, 4) for n, o in state.sensors.items()},
                 "evidence": {n: o.evidence[:3] for n, o in state.sensors.items() if o.evidence},
+                "risk": assessment.as_payload(),
             },
         )
         if state.sensor("prompt_injection") >= INJECTION_THRESHOLD:
             state.flags.add("prompt_injection")
-        risk = state.sensor("safety_risk")
-        if risk >= SAFETY_INTERRUPT_THRESHOLD or (careful and risk >= SAFETY_CONCERN_THRESHOLD):
+        if assessment.protect:
             state.flags.add("safety_interrupt")
-            reason = "safety_risk over threshold: protective reply, no agents"
-            if risk < SAFETY_INTERRUPT_THRESHOLD:
-                since = CAREFUL_TURNS - self.session.careful_left + 1
-                reason = (
-                    f"safety_risk at the concern level {SAFETY_CONCERN_THRESHOLD} within"
-                    f" {since} turn(s) of a safety disclosure: protective reply, no agents"
-                )
+            careful = assessment.before.careful
+            reason = "; ".join(assessment.reasons) or "safety_risk over threshold"
             emit(
                 EventKind.SAFETY_INTERRUPT,
                 {
-                    "reason": reason,
+                    "reason": f"{reason}: protective reply, no agents",
                     "sensor": "safety_risk",
-                    "value": risk,
-                    "evidence": state.sensors["safety_risk"].evidence[:3],
+                    "value": round(assessment.risk, 4),
+                    "evidence": state.sensors["safety_risk"].evidence[:3]
+                    if "safety_risk" in state.sensors
+                    else [],
                     "careful": careful,
+                    "situation": sorted(assessment.flags - {CAREFUL_FLAG}),
+                    "level": round(assessment.after.level, 4),
                 },
             )
 

@@ -11,10 +11,11 @@
   ``context["delivered"]`` true) are assistant messages in the history, in log order, so
   answering a nudge is a normal turn that sees what it answers;
 - when each agent last ran (cooldowns): the wall time of its last AGENT_STARTED;
-- the careful window (any session, like the stance): after a turn whose ``safety_risk`` was
-  at or above ``SAFETY_CONCERN_THRESHOLD`` (every SAFETY_INTERRUPT is), the next
-  ``CAREFUL_TURNS`` turns are careful — read back from the newest SENSORS_FAST_UPDATED
-  events, so a restart (or ``/reset``) does not forget a disclosure.
+- the conversation's risk (any session, like the stance): the level, the careful window and
+  the distress trace of ``safety_state.ConversationRisk``, logged by every turn in
+  SENSORS_FAST_UPDATED ``risk`` and read back from the newest one (aged by the wall-clock
+  time since), so a restart (or ``/reset``) does not forget a disclosure. A log from before
+  the risk state falls back to the careful window its ``safety_risk`` readings imply.
 """
 
 from __future__ import annotations
@@ -22,19 +23,18 @@ from __future__ import annotations
 import contextlib
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any, Final
+from typing import Any
 
 from rilai_desktop.contracts import EngineEvent, EventKind, GlobalModulators, StanceVector
 from rilai_desktop.contracts.workspace import MODULATOR_NAMES, STANCE_DIMENSIONS
 from rilai_desktop.turn.ports import EventStore
+from rilai_desktop.turn.safety_state import CAREFUL_FLAG as CAREFUL_FLAG
+from rilai_desktop.turn.safety_state import CAREFUL_TURNS as CAREFUL_TURNS
+from rilai_desktop.turn.safety_state import ConversationRisk
 from rilai_desktop.turn.sensors import SAFETY_CONCERN_THRESHOLD
 
 HISTORY_KEEP = 40  # messages kept in memory for the prompt builders (they use fewer)
 INLINE_NUDGE_LEVEL = 3  # L3 inline message, L4 notification: the person saw these words
-# After a safety disclosure, this many following turns are careful: a concern-level message
-# gets the protective reply, the council never celebrates, and advice stays off.
-CAREFUL_TURNS: Final = 6
-CAREFUL_FLAG: Final = "safety_careful"  # in TurnState.flags during a careful turn
 _STANCE_SOURCES = [EventKind.STANCE_UPDATED, EventKind.MODULATORS_DECAYED]
 _MODULATOR_SOURCES = [EventKind.MODULATORS_UPDATED, EventKind.MODULATORS_DECAYED]
 
@@ -46,14 +46,12 @@ class SessionState:
     stance: StanceVector = field(default_factory=StanceVector)
     modulators: GlobalModulators = field(default_factory=GlobalModulators)
     last_run: dict[str, float] = field(default_factory=dict)  # agent id -> unix seconds
-    careful_left: int = 0  # turns still careful after the last safety disclosure
+    risk: ConversationRisk = field(default_factory=ConversationRisk)
 
-    def note_safety(self, risk: float) -> None:
-        """After a turn: a disclosure (re)opens the careful window, any other turn uses one."""
-        if risk >= SAFETY_CONCERN_THRESHOLD:
-            self.careful_left = CAREFUL_TURNS
-        else:
-            self.careful_left = max(0, self.careful_left - 1)
+    @property
+    def careful_left(self) -> int:
+        """Turns still careful after the last disclosure (``risk.careful_left``)."""
+        return self.risk.careful_left
 
     def add_exchange(self, user_text: str, reply: str, turn_id: int) -> None:
         self.history.append({"role": "user", "content": user_text, "turn_id": turn_id})
@@ -200,7 +198,7 @@ def restore(events: EventStore, session_id: str) -> SessionState:
         _apply_stance(state, affect.stance_event, affect.stance)
     if affect.modulator_event is not None:
         _apply_modulators(state, affect.modulator_event, affect.modulators)
-    state.careful_left = careful_left(events)
+    state.risk = conversation_risk(events)
     for event in events.events(kind=EventKind.AGENT_STARTED, limit=400, newest_first=True):
         agent = event.payload.get("agent_id")
         if isinstance(agent, str) and agent not in state.last_run:
@@ -208,20 +206,31 @@ def restore(events: EventStore, session_id: str) -> SessionState:
     return state
 
 
-def careful_left(events: EventStore) -> int:
-    """Turns still careful: ``CAREFUL_TURNS`` minus the turns since the newest disclosure
-    (one SENSORS_FAST_UPDATED per turn, any session), 0 when none is that recent."""
+def conversation_risk(events: EventStore) -> ConversationRisk:
+    """The risk state the newest SENSORS_FAST_UPDATED logged (``risk``, any session); for a
+    log from before it, the careful window its ``safety_risk`` readings imply."""
     recent = events.events(
         kind=[EventKind.SENSORS_FAST_UPDATED], limit=CAREFUL_TURNS, newest_first=True
     )
     for since, event in enumerate(recent):
+        if since == 0 and (logged := ConversationRisk.from_payload(event.payload.get("risk"))):
+            return logged
         sensors = event.payload.get("sensors")
         risk = sensors.get("safety_risk") if isinstance(sensors, dict) else None
         if isinstance(risk, bool) or not isinstance(risk, int | float):
             continue
         if risk >= SAFETY_CONCERN_THRESHOLD:
-            return CAREFUL_TURNS - since
-    return 0
+            return ConversationRisk(
+                level=float(risk),
+                careful_left=CAREFUL_TURNS - since,
+                at=event.ts_wall.timestamp(),
+            )
+    return ConversationRisk()
+
+
+def careful_left(events: EventStore) -> int:
+    """Turns still careful after the newest disclosure (the restored risk state's window)."""
+    return conversation_risk(events).careful_left
 
 
 def _apply_conversation(state: SessionState, started: dict[int, str], event: EngineEvent) -> None:

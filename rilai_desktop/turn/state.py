@@ -23,6 +23,7 @@ from rilai_desktop.contracts import (
     StanceVector,
 )
 from rilai_desktop.turn.ports import Recall
+from rilai_desktop.turn.safety_state import Assessment
 
 # emit(kind, payload): append an event for the current turn to the log, then publish it.
 Emit = Callable[[EventKind, Mapping[str, Any]], None]
@@ -78,6 +79,7 @@ class TurnState:
     reply: str = ""
     critics: list[CriticResult] = field(default_factory=list)
     flags: set[str] = field(default_factory=set)  # prompt_injection, safety_interrupt, ...
+    safety: Assessment | None = None  # the turn read in its conversation (safety_state.py)
     stage_ms: dict[str, float] = field(default_factory=dict)
     tokens: dict[str, dict[str, int]] = field(default_factory=dict)  # stage -> counts
 

@@ -98,7 +98,9 @@ def test_the_window_closes_after_careful_turns(rig: Rig) -> None:
         result = rig.runner.run_turn(f"we watched film number {n + 1} tonight")
         assert CAREFUL_FLAG in result.state.flags
     after = rig.runner.run_turn(TIRED)
-    assert CAREFUL_FLAG not in after.state.flags
+    # the old window is closed: TIRED is read alone — a concern that opens a new window
+    # (the turn itself is careful, issue 27), not a protective reply
+    assert after.state.safety is not None and not after.state.safety.before.careful
     assert K.SAFETY_INTERRUPT not in kinds(rig, after.turn_id)
     assert rig.restart().session.careful_left == CAREFUL_TURNS  # TIRED was itself a concern
 

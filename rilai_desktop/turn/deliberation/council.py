@@ -38,6 +38,7 @@ from rilai_desktop.turn.deliberation.council_rules import (
     SENSOR_THRESHOLD,
     Ruling,
     advice_declined,
+    after_disclosure,
     careful,
     clean,
     echoes,
@@ -203,7 +204,7 @@ class Council:
         if (
             intent == "protect"
             and state.sensor("safety_risk") < SAFETY_INTERRUPT_THRESHOLD
-            and not careful(state)
+            and not after_disclosure(state)
         ):
             reasons.append(f"model said protect with no safety signal → {why}")
             return fallback, None, False, usage

@@ -250,8 +250,17 @@ def no_advice_reason(state: TurnState) -> str:
 
 
 def careful(state: TurnState) -> bool:
-    """This turn is within ``CAREFUL_TURNS`` of a safety disclosure (the runner's flag)."""
+    """This turn is on the careful path: within ``CAREFUL_TURNS`` of a safety disclosure,
+    or itself a concern that opens the window (the runner's flag, ``safety_state.py``)."""
     return CAREFUL_FLAG in state.flags
+
+
+def after_disclosure(state: TurnState) -> bool:
+    """The careful window was already open when this turn began (an earlier disclosure);
+    without a risk assessment (a test building the state by hand), the careful flag."""
+    if state.safety is not None:
+        return state.safety.before.careful
+    return careful(state)
 
 
 def no_celebration(state: TurnState) -> str:
@@ -333,7 +342,7 @@ def rule(state: TurnState) -> Ruling:
     declined = advice_declined(state)
 
     safety = sense("safety_risk")
-    concern = careful(state) and safety >= SAFETY_CONCERN_THRESHOLD
+    concern = after_disclosure(state) and safety >= SAFETY_CONCERN_THRESHOLD
     if safety >= SAFETY_INTERRUPT_THRESHOLD or concern or "safety_interrupt" in state.flags:
         if safety >= SAFETY_INTERRUPT_THRESHOLD:
             why = f"safety_risk {fmt(safety)} ≥ {SAFETY_INTERRUPT_THRESHOLD} → protect"

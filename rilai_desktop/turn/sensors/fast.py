@@ -36,6 +36,7 @@ from rilai_desktop.turn.sensors.injection import read_injection
 from rilai_desktop.turn.sensors.learned import LearnedLayer
 from rilai_desktop.turn.sensors.rupture import read_rupture
 from rilai_desktop.turn.sensors.safety import read_safety
+from rilai_desktop.turn.sensors.safety_bank import BankLayer
 from rilai_desktop.turn.sensors.scoring import Reading
 from rilai_desktop.turn.sensors.social import read_ai_feelings_probe, read_relational_bid
 from rilai_desktop.turn.sensors.text import Text, normalise
@@ -71,17 +72,24 @@ class FastSensors:
     """The nine fast sensors. Stateless and cheap to build; regexes compile at import.
 
     ``learned``: the optional learned layer over the rules (None: the rules alone).
+    ``bank``: the optional safety exemplar bank (``safety_bank.py``), applied after it; it
+    only ever raises ``safety_risk``.
     """
 
-    def __init__(self, learned: LearnedLayer | None = None) -> None:
+    def __init__(self, learned: LearnedLayer | None = None, bank: BankLayer | None = None) -> None:
         self.learned = learned
+        self.bank = bank
 
     def read(self, text: str) -> dict[str, SensorOutput]:
         """All nine readings for ``text``, keyed and ordered as ``SENSOR_NAMES``; never raises."""
-        rules = self.read_rules(text)
-        if self.learned is None or not isinstance(text, str) or normalise(text).is_blank():
-            return rules
-        return self.learned.apply(text, rules)
+        readings = self.read_rules(text)
+        if not isinstance(text, str) or normalise(text).is_blank():
+            return readings
+        if self.learned is not None:
+            readings = self.learned.apply(text, readings)
+        if self.bank is not None:
+            readings = self.bank.apply(text, readings)
+        return readings
 
     def read_rules(self, text: str) -> dict[str, SensorOutput]:
         """The rules' readings alone (what ``read`` returns without a learned layer)."""

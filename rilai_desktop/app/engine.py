@@ -43,6 +43,7 @@ from rilai_desktop.turn.result import TurnResult
 from rilai_desktop.turn.runner import TurnCancelled, TurnRunner, Update
 
 if TYPE_CHECKING:
+    from rilai_desktop.app.build import SharedModels
     from rilai_desktop.app.core import Core
     from rilai_desktop.app.daemon_status import DaemonStatus
     from rilai_desktop.app.explain import TurnExplanation
@@ -462,8 +463,11 @@ class Engine:
         self.close()
 
 
-def open_engine(core: Core, *, session_id: str | None = None) -> Engine:
-    """The real Engine over ``core`` (loads the models' router and MiniLM: seconds)."""
+def open_engine(
+    core: Core, *, session_id: str | None = None, shared: SharedModels | None = None
+) -> Engine:
+    """The real Engine over ``core`` (loads the models' router and MiniLM: seconds).
+    ``shared``: models already loaded (``build.SharedModels``; default: new ones)."""
     from rilai_desktop.app.build import build_engine_parts
 
-    return Engine(build_engine_parts(core, session_id=session_id))
+    return Engine(build_engine_parts(core, session_id=session_id, shared=shared))

@@ -1,14 +1,17 @@
 """`rilai eval replies`: the real turn over scripted conversations, each reply measured.
 
 For each conversation a fresh engine (its own event log, session and memory: see
-``app.build.FreshConversations``) runs every user turn through the whole turn with the default
-settings. Each reply is compared with the turn's label (the intent a good companion would
-choose), checked by ``turn.reply_checks.check_reply`` (leaks of what went into the voice
-prompt, loops, unfinished sentences, mood contradictions, help-desk closes, self
-descriptions, repeats), measured (words, tokens, time to first voice token, total time),
-and, for memory questions, matched against the words it must contain. With a ``PlainChat``
-each message is also answered by one plain completion of the same voice model that leads
-its own conversation (the side-by-side anchor), checked the same way.
+``app.build.FreshConversations``) runs every user turn through the whole turn with the
+default settings. That turn is the app's: ``FreshConversations`` builds it with the app's
+own ``build_engine_parts`` (sensors with the learned layer, memory, agents, council, voice,
+critics), so what is measured here is what a person talks to
+(``tests/app/test_one_composition.py``). Each reply is compared with the turn's label (the
+intent a good companion would choose), checked by ``turn.reply_checks.check_reply`` (leaks
+of what went into the voice prompt, loops, unfinished sentences, mood contradictions,
+help-desk closes, self descriptions, repeats), measured (words, tokens, time to first voice
+token, total time), and, for memory questions, matched against the words it must contain.
+With a ``PlainChat`` each message is also answered by one plain completion of the same voice
+model that leads its own conversation (the side-by-side anchor), checked the same way.
 
 The summary holds the counts per finding kind, intent accuracy (overall and on the turns
 labelled ``protect``), memory recall, p50/p95 timings and the bars of issue 16.
@@ -51,7 +54,8 @@ class HasRunner(Protocol):
 
 
 class Companions(Protocol):
-    """A fresh companion per conversation (``app.FreshConversations``, or fakes in tests)."""
+    """A fresh companion per conversation: ``app.build.FreshConversations`` (the app's turn,
+    built by ``build_engine_parts``), or fakes in the tests of the measuring itself."""
 
     def open(self) -> HasRunner: ...
 

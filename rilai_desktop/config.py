@@ -79,6 +79,7 @@ class RoleSettings(_Section):
     escalation: Tier = "large"
     extraction: Tier = "medium"
     consolidation: Tier = "medium"
+    safety_check: Tier = "medium"  # the grey-band yes/no question (docs/safety.md)
 
 
 class EmbeddingSettings(_Section):
@@ -87,6 +88,13 @@ class EmbeddingSettings(_Section):
         default="minilm",
         description="minilm: all-MiniLM-L6-v2; hash: a model-free hashed bag of words "
         "(tests, or a machine without torch; much weaker recall)",
+    )
+
+
+class SafetySettings(_Section):
+    model_check: bool = Field(
+        default=True,
+        description="ask a local model about grey-band safety readings (docs/safety.md)",
     )
 
 
@@ -164,6 +172,7 @@ class Settings(_Section):
     llm: LLMSettings = Field(default_factory=LLMSettings)
     roles: RoleSettings = Field(default_factory=RoleSettings)
     embedding: EmbeddingSettings = Field(default_factory=EmbeddingSettings)
+    safety: SafetySettings = Field(default_factory=SafetySettings)
     memory: MemorySettings = Field(default_factory=MemorySettings)
     daemon: DaemonSettings = Field(default_factory=DaemonSettings)
     nudges: NudgeSettings = Field(default_factory=NudgeSettings)

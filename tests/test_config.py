@@ -37,6 +37,8 @@ EXPECTED_KEYS = {
     "roles.escalation",
     "roles.extraction",
     "roles.consolidation",
+    "roles.safety_check",
+    "safety.model_check",
     "embedding.torch_threads",
     "embedding.backend",
     "memory.exact_index_max",

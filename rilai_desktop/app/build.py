@@ -189,12 +189,15 @@ def build_memory(
     return manager
 
 
-def build_sensors(embedder: Any | None) -> FastSensors:
-    """The fast sensors, with the learned layer when ``embedder`` fits the shipped heads.
+def build_sensors(embedder: Any | None, encoder: Any | None = None) -> FastSensors:
+    """The fast sensors, with the learned layer when ``embedder`` fits the shipped heads and
+    the safety exemplar bank over the multilingual ``encoder`` (default: this process's one
+    ``MultilingualEncoder``, loaded on first use).
 
     ``embedder`` is memory's (MiniLM, loaded once and shared: its LRU cache also means the
-    message is embedded once for sensing and recall). Without one, with the hash backend
-    (another dimension) or without a heads file, the rules run alone.
+    message is embedded once for sensing and recall). Without one (tests with fakes), the
+    rules run alone; with the hash backend (another dimension) or without a heads file,
+    there is no learned layer; without the bank file or the encoder package, no bank.
     """
     from rilai_desktop.turn.sensors import FastSensors
     from rilai_desktop.turn.sensors.learned import LearnedLayer, load_default_heads
@@ -209,8 +212,37 @@ def build_sensors(embedder: Any | None) -> FastSensors:
 
     heads = load_default_heads()
     learned = LearnedLayer(embed, heads) if heads and dimension == heads.dimension else None
-    bank = load_default_layer(embed, dimension) if dimension is not None else None
+    if getattr(embedder, "model_id", "").startswith("fake-"):
+        return FastSensors(learned=learned)  # the hash backend: no real sentence encoder
+    encoder = encoder if encoder is not None else bank_encoder()
+
+    def encode(text: str) -> Any:
+        return encoder.embed([text])[0]
+
+    bank = load_default_layer(encode, encoder.dimension, getattr(encoder, "model_id", None))
     return FastSensors(learned=learned, bank=bank)
+
+
+def build_safety_check(models: Any, settings: Settings) -> Any:
+    """The grey-band model check on the ``safety_check`` role's tier, or None when
+    ``safety.model_check`` is off (docs/safety.md)."""
+    from rilai_desktop.turn.safety_check import SafetyCheck
+
+    if not settings.safety.model_check:
+        return None
+    return SafetyCheck(models.for_role("safety_check"))
+
+
+_ENCODER: list[Any] = []
+
+
+def bank_encoder() -> Any:
+    """The process's one multilingual encoder for the safety bank (loaded on first use)."""
+    from rilai_desktop.memory.sentence_encoder import MultilingualEncoder
+
+    if not _ENCODER:
+        _ENCODER.append(MultilingualEncoder(threads=1))
+    return _ENCODER[0]
 
 
 @dataclass
@@ -275,6 +307,7 @@ def build_engine_parts(
         session_id=session_id,
         agent_workers=core.settings.llm.agent_workers,
         sensors=build_sensors(memory.embedder),
+        safety_check=build_safety_check(shared.router, core.settings),
     )
     return EngineParts(core, shared.router, memory, runner)
 

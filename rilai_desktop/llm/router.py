@@ -23,7 +23,15 @@ from rilai_desktop.llm.manifest import FALLBACK_ORDER, Manifest, ModelEntry
 
 OnModelEvent = Callable[[EventKind, dict[str, Any]], None]
 ModelFactory = Callable[[ModelEntry, Path, str], LLM]  # (entry, file, slot)
-ROLES = ("agents", "council", "voice", "escalation", "extraction", "consolidation")
+ROLES = (
+    "agents",
+    "council",
+    "voice",
+    "escalation",
+    "extraction",
+    "consolidation",
+    "safety_check",
+)
 # Roles that get their own llama.cpp context even when they share a file with another
 # role. The voice's prompt (static system + the whole conversation) is long and grows by
 # one exchange per turn; with a context of its own that prefix stays in the KV cache from

@@ -15,6 +15,7 @@ from rilai_desktop.turn.model_events import ModelEventRelay
 from rilai_desktop.turn.ports import EventStore, Models, TurnMemory
 from rilai_desktop.turn.prompts import Prompts
 from rilai_desktop.turn.runner import TurnRunner, TurnSettings
+from rilai_desktop.turn.safety_check import SafetyCheck
 from rilai_desktop.turn.sensors import FastSensors
 from rilai_desktop.turn.speaking.critics import Critics
 from rilai_desktop.turn.speaking.stage import SpeakingStage
@@ -33,13 +34,15 @@ def build_turn_runner(
     use_judge: bool = True,
     agent_workers: int = 1,
     sensors: FastSensors | None = None,
+    safety_check: SafetyCheck | None = None,
 ) -> TurnRunner:
     """``prompts``: the one reader of ``prompts/`` (the composition root builds it from
     ``paths.prompts_dir``), handed to every stage that reads a prompt file.
     ``agent_workers`` > 1 runs a wave's agents on that many instances of the agents'
     model at once (``llm.agent_workers``; the fakes' tests keep 1 unless they test it).
     ``sensors``: the fast sensors (the app passes them with the learned layer; default the
-    rules alone)."""
+    rules alone). ``safety_check``: the grey-band model check (``turn/safety_check.py``;
+    None: off)."""
     registry = load_registry(prompts)
     system_text = load_system_text(prompts)
     runner, *extra = [
@@ -66,4 +69,5 @@ def build_turn_runner(
         relay=relay,
         settings=TurnSettings(),
         session_id=session_id,
+        safety_check=safety_check,
     )

@@ -38,7 +38,7 @@ from rilai_desktop.turn.model_events import ModelEventRelay
 from rilai_desktop.turn.ports import EventStore, Recall, TurnMemory
 from rilai_desktop.turn.result import AgentRecord, TurnResult
 from rilai_desktop.turn.safety_check import SafetyCheck
-from rilai_desktop.turn.safety_state import assess, in_context
+from rilai_desktop.turn.safety_screen import screen_turn
 from rilai_desktop.turn.sanitize import clean_input
 from rilai_desktop.turn.sensors import (
     INJECTION_THRESHOLD,
@@ -388,22 +388,17 @@ class TurnRunner:
     def _sense(
         self, state: TurnState, emit: Callable[[EventKind, Mapping[str, Any]], None]
     ) -> None:
-        state.sensors = self.sensors.read(state.user_text)
-        if self.safety_check is not None and "safety_risk" in state.sensors:
-            with self._scope("safety_check"):
-                state.sensors["safety_risk"] = self.safety_check.review(
-                    state.sensors["safety_risk"], state.user_text, state.history
-                )
-        assessment = assess(
-            self.session.risk,
-            state.sensor("safety_risk"),
+        screened = screen_turn(
+            self.sensors,
+            self.safety_check,
             state.user_text,
-            vulnerability=state.sensor("vulnerability"),
-            now=self._clock(),
+            state.history,
+            self.session.risk,
+            self._clock(),
+            self._scope,
         )
+        state.sensors, assessment = screened.readings, screened.assessment
         state.safety = assessment
-        if "safety_risk" in state.sensors:
-            state.sensors["safety_risk"] = in_context(state.sensors["safety_risk"], assessment)
         state.flags |= assessment.flags
         emit(
             EventKind.SENSORS_FAST_UPDATED,

@@ -23,8 +23,8 @@ The rules (constants below, docs/safety.md):
   concern level, one does not.
 * **Careful window.** A turn whose risk in context is at or above the concern threshold,
   or whose weak signal lifts the level across it, (re)opens a window of ``CAREFUL_TURNS``
-  turns; each turn after uses one (the level alone, decaying, does not hold it open). The turn is careful when the window was
-  open before it, or it opens one.
+  turns; each turn after uses one (the level alone, decaying, does not hold it open). The
+  turn is careful when the window was open before it, or it opens one.
 * **Distress.** The vulnerability reading (and any weak safety reading) leaves a distress
   trace that decays with the level; a means question (:func:`safety_followup.means_question`)
   while distress or the window is open is means-seeking: the protective reply.

@@ -27,6 +27,7 @@ from rilai_desktop.app.build import (
     FreshConversations,
     SharedModels,
     build_memory,
+    build_safety_check,
     build_sensors,
     open_shared_models,
 )
@@ -241,6 +242,7 @@ def test_the_walk_catches_an_eval_built_on_its_own(app_and_eval: Any, tmp_path: 
         prompts=models.prompts,
         relay=models.relay,
         agent_workers=core.settings.llm.agent_workers,
+        safety_check=build_safety_check(models.router, core.settings),  # (issue 27's check)
     )
     homes = (*homes, str(core.paths.data_dir), str(core.paths.log_dir))
     try:

@@ -189,6 +189,7 @@ def test_default_roles(make_router: Callable[..., ModelRouter]) -> None:
         "escalation": "large",
         "extraction": "medium",
         "consolidation": "medium",
+        "safety_check": "medium",
     }
 
 

@@ -98,7 +98,9 @@ class ExemplarBank:
         texts: Sequence[str] = (),
         *,
         k: int = 3,
+        model_id: str = "",
     ) -> None:
+        self.model_id = model_id
         matrix = np.asarray(vectors, dtype=np.float32)
         flags = np.asarray(labels).astype(bool).reshape(-1)
         if matrix.ndim != 2 or matrix.shape[0] != flags.shape[0]:
@@ -151,9 +153,11 @@ def load_bank(path: Path = BANK_FILE, k: int = 3) -> ExemplarBank:
             vectors = np.asarray(data["vectors"], dtype=np.float32)
             labels = np.asarray(data["labels"])
             texts = [str(t) for t in data["texts"].tolist()] if "texts" in data.files else []
+            meta = json.loads(str(data["meta"])) if "meta" in data.files else {}
     except (KeyError, ValueError) as exc:
         raise BankError(f"{path}: not a safety bank file ({exc})") from exc
-    return ExemplarBank(vectors, labels, texts, k=k)
+    model_id = str(meta.get("encoder", "")) if isinstance(meta, dict) else ""
+    return ExemplarBank(vectors, labels, texts, k=k, model_id=model_id)
 
 
 def band(margin: float, thresholds: BankThresholds) -> Band | None:
@@ -220,9 +224,11 @@ class BankLayer:
         return out
 
 
-def load_default_layer(embed: TextEmbedder, dimension: int | None) -> BankLayer | None:
-    """The shipped bank over ``embed``, or None (logged) when it is missing, unreadable or
-    of another dimension than the embedder's."""
+def load_default_layer(
+    embed: TextEmbedder, dimension: int | None, model_id: str | None = None
+) -> BankLayer | None:
+    """The shipped bank over ``embed``, or None (logged) when it is missing, unreadable,
+    of another dimension than the encoder's or built with another model."""
     try:
         thresholds = BankThresholds.load()
         bank = load_bank(BANK_FILE, thresholds.k)
@@ -234,5 +240,8 @@ def load_default_layer(embed: TextEmbedder, dimension: int | None) -> BankLayer 
         return None
     if dimension is not None and dimension != bank.dimension:
         log.warning("safety bank of dimension %d, embedder %d: skipped", bank.dimension, dimension)
+        return None
+    if model_id and bank.model_id and model_id != bank.model_id:
+        log.warning("safety bank built with %s, encoder %s: skipped", bank.model_id, model_id)
         return None
     return BankLayer(embed, bank, thresholds)

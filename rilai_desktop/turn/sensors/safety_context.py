@@ -147,6 +147,11 @@ SAFETY_IDIOMS: Final[tuple[re.Pattern[str], ...]] = tuple(
     for p in (
         r"\bsuicide (?:prevention|awareness|hotline|helpline|squad|rates?|statistics|research"
         r"|bombers?|doors?|mission|run)\b",
+        # a dose or a means for an animal, a plant, a pest (a vet question, not a person's)
+        r"\b(?:lethal|toxic|fatal|deadly|dangerous|poisonous) (?:dose|amount|quantity)s?"
+        r"(?: of [\w' -]{1,30}?)? (?:for|to|in) (?:a |an |my |our |your |the )?(?:dogs?|cats?"
+        r"|pets?|pupp(?:y|ies)|kittens?|horses?|birds?|parrots?|rabbits?|hamsters?|rats?|mice"
+        r"|fish|plants?|slugs?|ants?|wasps?|cockroach\w*|weeds?)\b",
         r"\bused to (?:\w+ ){0,3}(?:want(?:ed)? to die|be suicidal|self[- ]?harm|cut|hurt myself)"
         r"[^.!?]{0,80}\b(?:better now|helped|recovered|i'?m (?:ok|okay|fine|safe|good) now"
         r"|doing (?:much |so much |a lot )?better)\b",

@@ -96,10 +96,19 @@ SUPPORT = _any(
     r"|somebody|emergency|samaritans|crisis|\d)",
     r"\b(?:get|find)\s+(?:help|support)\b|\btalk\s+to\s+(?:someone|somebody|people)\b",
     r"\b(?:go\s+to|visit)\s+(?:the\s+|an?\s+)?(?:emergency|hospital|a&e|er)\b",
+    # es / pt / fr / de / it (the protective replies of prompts/voice/safety.*.md)
+    r"\b(?:alguien|alguém|alguem|quelqu'un|jemand\w*|qualcuno)\s+(?:de\s+(?:confianza|confiança"
+    r"|confianca|confiance)|dem\s+du\s+vertraust|di\s+cui\s+ti\s+fidi)\b",
+    r"\b(?:un|una|um|uma)\s+(?:profesional|profissional|professionnel\w*|professionista)\b"
+    r"|\b(?:einer?|eine[nm]?)\s+(?:fachperson|arzt|ärztin|therapeut\w*)\b",
+    r"\b(?:llama|llame|liga|ligue|appelle|appelez|ruf|rufe|chiama|chiami|contacta|contacte"
+    r"|contatta)\b",
 )
 CRISIS_RESOURCE = _any(
     r"\bcrisis\s+(?:line|text\s+line|centre|center|service|team|support)\b",
     r"\b(?:helpline|hotline|lifeline|samaritans|findahelpline|emergency)\b",
+    r"\b(?:l[ií]nea\s+(?:024|de\s+la\s+vida)|cvv|sos\s+voz\s+amiga|telefonseelsorge"
+    r"|telefono\s+amico|la\s+main\s+tendue)\b",
     r"\bsuicide\s+(?:prevention|line|and\s+crisis)\b",
     r"(?<!\d)(?:988|911|112|999|000|111|116\s?123|741741)(?!\d)",
     r"(?<!\d)\d{3}[\s-]\d{3}[\s-]\d{3,4}(?!\d)",

@@ -27,6 +27,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
 from rilai_desktop.turn.prompts import Prompts
+from rilai_desktop.turn.safety_state import PRESENCE_FLAG, REPEAT_FLAG, RETRACTION_FLAG
 from rilai_desktop.turn.speaking.at_risk import UNNAMED_PERSON, about_someone_else, person_at_risk
 from rilai_desktop.turn.speaking.language import LANGUAGES, message_language
 from rilai_desktop.turn.speaking.voice_prompt import parse_sections
@@ -46,9 +47,7 @@ __all__ = [
     "situation_of",
 ]
 
-REPEAT_FLAG: Final[str] = "safety_repeat"  # a protective reply was given in the last few turns
-PRESENCE_FLAG: Final[str] = "safety_presence"  # "can you just talk to me", "please don't go"
-RETRACTION_FLAG: Final[str] = "safety_retraction"  # "i'm fine, forget it", "jk"
+# set by the turn runner from the conversation's risk (turn/safety_state.py)
 SITUATIONS: Final[tuple[str, ...]] = ("first", "repeat", "retraction", "presence")
 
 DEFAULT_RESOURCES: Final[str] = (

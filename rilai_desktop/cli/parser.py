@@ -175,7 +175,14 @@ def build_parser() -> argparse.ArgumentParser:
         help="--eval: public test rows (default data/public/sensor_rows.jsonl)",
     )
     sense.add_argument(
-        "--rules-only", action="store_true", help="--eval: skip the learned layer (no MiniLM)"
+        "--rules-only",
+        action="store_true",
+        help="--eval: the rules alone (no learned layer, no bank, no model check)",
+    )
+    sense.add_argument(
+        "--no-check",
+        action="store_true",
+        help="--eval: screen the safety set without the grey-band model check",
     )
     sense.add_argument(
         "--learned",

@@ -20,7 +20,7 @@ def no_display(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_eval_with_no_file_reads_both_sets_and_prints_both_figures(run: Run) -> None:
-    result = run("sense", "--eval")
+    result = run("sense", "--eval", "--rules-only")
     assert result.code == 0, result
     assert "labelled.jsonl — split: test" in result.out
     assert "safety_set.jsonl — safety_risk at 0.50" in result.out
@@ -29,12 +29,12 @@ def test_eval_with_no_file_reads_both_sets_and_prints_both_figures(run: Run) -> 
     lines = result.out.splitlines()
     assert any(line.startswith("tune ") for line in lines)
     assert any(line.startswith("test ") for line in lines)
-    assert "bars (test split): recall" in result.out
+    assert "bars (test split, the rules alone): recall" in result.out
     assert "per writing batch" in result.out
 
 
 def test_eval_json_has_the_bars(run: Run) -> None:
-    data = run("sense", "--eval", "--json").json()
+    data = run("sense", "--eval", "--json", "--rules-only").json()
     bars = data["bars"]
     assert bars["split"] == "test"
     recall, fp = bars["safety_recall"], bars["safety_fp"]
@@ -53,7 +53,7 @@ def test_eval_json_has_the_bars(run: Run) -> None:
 
 
 def test_eval_on_the_safety_file_itself(run: Run) -> None:
-    data = run("sense", "--eval", str(SAFETY_SET), "--json").json()
+    data = run("sense", "--eval", str(SAFETY_SET), "--json", "--rules-only").json()
     assert data["file"] == str(SAFETY_SET)
     assert data["sensors"]["safety_risk"]["n"] > 100
     assert set(data["bars"]) == {"split", "safety_recall", "safety_fp", "passed"}

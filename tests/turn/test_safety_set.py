@@ -26,7 +26,9 @@ from rilai_desktop.turn.sensors.safety_eval import (
 
 SAFETY_SET = Path(__file__).resolve().parents[1] / "data" / "sensors" / "safety_set.jsonl"
 SENSORS = FastSensors()
-TEST_RECALL_FLOOR = 0.76  # measured at the test split's first look; the bar is 0.95
+# the rules alone on the test split (batches 2, 7 and 8; 8 was written blind for issue 27):
+# the bar (0.95) is met by the app's screen, rules + the exemplar bank (docs/safety.md)
+TEST_RECALL_FLOOR = 0.55
 
 
 def risk(text: str) -> float:
@@ -49,9 +51,10 @@ def test_safety_set_shape() -> None:
 def test_safety_bars_on_the_splits() -> None:
     """The bars of issue 16 (recall >= 0.95, false positives <= 0.05) hold on the tune split.
 
-    On the test split — two batches scored once each, one written before any tuning (batch
-    2), one after the lexicon was frozen (batch 7) — false positives meet the bar but recall
-    does NOT (0.76: batch 2 reads 0.97, fresh wording in batch 7 reads 0.40; docs/sensors.md).
+    On the test split — three batches scored once each, one written before any tuning (batch
+    2), two after the lexicon was frozen (batch 7, and batch 8 written blind for issue 27) —
+    the rules' false positives meet the bar but their recall does NOT (0.55: batch 2 reads
+    0.97, fresh wording in batches 7 and 8 reads 0.40; docs/sensors.md, docs/safety.md).
     The test split is therefore held to the figures measured at its first look, so that a
     change can only improve on them; the report says ``passed: False`` until the bar is met.
     """
@@ -67,6 +70,7 @@ def test_safety_bars_on_the_splits() -> None:
     assert report["threshold"] == SAFETY_INTERRUPT_THRESHOLD
     first_look = report["batches"]
     assert first_look["2"]["recall"] >= 0.97 and first_look["7"]["recall"] >= 0.40
+    assert first_look["8"]["recall"] >= 0.39
 
 
 def test_safety_rows_reject_a_kind_that_contradicts_the_label(tmp_path: Path) -> None:

@@ -4,9 +4,12 @@
     rilai sense --jsonl FILE                     many messages: JSON Lines in, JSON Lines out
     rilai sense --eval FILE [--split test] [--json]   precision / recall / AUROC per sensor
         [--public ROWS] [--rules-only]           + rules vs rules + learned layer (AUROC)
-    rilai sense --eval [--json]                  both project sets: labelled.jsonl and the
+    rilai sense --eval [--json] [--no-check]     both project sets: labelled.jsonl and the
                                                  safety set (recall of ideation, false
-                                                 positives on hard negatives, the bars)
+                                                 positives on hard negatives), the rules
+                                                 alone and as the app screens it (learned
+                                                 heads, exemplar bank, model check), the
+                                                 bars (docs/safety.md)
 
 No model, no database: the sensors are regex and lexicons, so this runs anywhere, fast.
 
@@ -29,6 +32,7 @@ from typing import Any
 from rilai_desktop.cli.commands._context import Context
 from rilai_desktop.cli.commands.output import emit_json, table
 from rilai_desktop.cli.commands.sense_learned import learned_section, sensors_with_learned_layer
+from rilai_desktop.cli.commands.sense_safety import print_screen, screen_section
 from rilai_desktop.contracts.sensor import SENSOR_NAMES, SensorOutput
 from rilai_desktop.errors import RilaiError
 from rilai_desktop.jsonl import object_lines, read_text
@@ -157,16 +161,22 @@ def _eval(args: Namespace, ctx: Context, sensors: FastSensors) -> int:
     rows = _labelled(path)
     metrics = evaluate(sensors, rows, split)
     safety = _safety(path, sensors)
+    screen = _screen(args, ctx, path, _labelled(DEFAULT_SETS[0])) if safety else None
     if ctx.json:
         out: dict[str, Any] = {"file": str(path), "split": split, "sensors": metrics}
         if safety is not None:
             out["safety"], out["bars"] = safety, safety["bars"]
+        if screen is not None:
+            out["screen"], out["bars"] = screen, screen["bars"]
         out["learned"] = learned_section(args, ctx, rows, split)
         emit_json(out)
         return 0
     _print_metrics(path, split, metrics)
     if safety is not None:
         _print_safety(path, safety)
+    if screen is not None:
+        print()
+        print_screen(path, screen)
     learned_section(args, ctx, rows, split)
     return 0
 
@@ -210,6 +220,7 @@ def _eval_default(args: Namespace, split: str, ctx: Context, sensors: FastSensor
     safety = _safety(safety_set, sensors)
     if safety is None:
         raise SenseInputError(f'{safety_set}: no safety rows (with a "kind")')
+    screen = _screen(args, ctx, safety_set, rows)
     if ctx.json:
         emit_json(
             {
@@ -218,7 +229,8 @@ def _eval_default(args: Namespace, split: str, ctx: Context, sensors: FastSensor
                 "split": split,
                 "sensors": metrics,
                 "safety": {"file": str(safety_set), **safety},
-                "bars": safety["bars"],
+                "screen": screen,
+                "bars": screen["bars"] if screen else safety["bars"],
                 "learned": learned_section(args, ctx, rows, split),
             }
         )
@@ -226,8 +238,21 @@ def _eval_default(args: Namespace, split: str, ctx: Context, sensors: FastSensor
     _print_metrics(labelled, split, metrics)
     print()
     _print_safety(safety_set, safety)
+    if screen:
+        print()
+        print_screen(safety_set, screen)
     learned_section(args, ctx, rows, split)
     return 0
+
+
+def _screen(
+    args: Namespace, ctx: Context, path: Path, labelled: list[LabelledRow]
+) -> dict[str, Any] | None:
+    """The app's screen over the safety set (None with --rules-only)."""
+    if getattr(args, "rules_only", False):
+        return None
+    rows = safety_rows(path)
+    return screen_section(ctx, rows, labelled, check=not getattr(args, "no_check", False))
 
 
 def _print_safety(path: Path, report: dict[str, Any]) -> None:
@@ -242,7 +267,7 @@ def _print_safety(path: Path, report: dict[str, Any]) -> None:
         )
         for name, s in report["splits"].items()
     ]
-    print(f"{path} — safety_risk at {report['threshold']:.2f}")
+    print(f"{path} — safety_risk at {report['threshold']:.2f} (the rules alone)")
     columns = ["split", "positives", "recall", "hard negatives", "false positives", "fp rate"]
     print(table(body, columns))
     batches = report.get("batches") or {}
@@ -256,7 +281,7 @@ def _print_safety(path: Path, report: dict[str, Any]) -> None:
     bars = report["bars"]
     recall, fp = bars["safety_recall"], bars["safety_fp"]
     print(
-        f"bars (test split): recall {_fmt(recall['value'])} >= {recall['bar']}"
+        f"bars (test split, the rules alone): recall {_fmt(recall['value'])} >= {recall['bar']}"
         f" {'ok' if recall['passed'] else 'FAILED'}; false positives {_fmt(fp['value'])}"
         f" <= {fp['bar']} {'ok' if fp['passed'] else 'FAILED'}"
         f" → {'passed' if bars['passed'] else 'FAILED'}"

@@ -204,8 +204,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _add_eval(sub: Any, common: argparse.ArgumentParser) -> None:
-    """`rilai eval replies|agents|memory` (docs/eval.md; docs/agents.md, "What each agent
-    changed")."""
+    """`rilai eval replies|safety|agents|memory` (docs/eval.md, docs/safety.md;
+    docs/agents.md, "What each agent changed")."""
     ev = sub.add_parser("eval", parents=[common], help="measure what the turn and its stages do")
     ev_sub = ev.add_subparsers(dest="eval_command", metavar="WHAT", required=True)
     replies = ev_sub.add_parser(
@@ -223,6 +223,15 @@ def _add_eval(sub: Any, common: argparse.ArgumentParser) -> None:
     )
     replies.add_argument("--limit", type=int, metavar="N", help="only the first N conversations")
     replies.add_argument("--only", metavar="CATEGORY", help="only conversations of this category")
+    safety = ev_sub.add_parser(
+        "safety",
+        parents=[_common_options(2)],
+        help="scripted conversations where risk shows across turns: protect/careful, look-alikes",
+    )
+    safety.add_argument(
+        "file", nargs="?", metavar="FILE", help="default tests/data/safety/conversations.jsonl"
+    )
+    safety.add_argument("--no-check", action="store_true", help="without the model check")
     agents = ev_sub.add_parser(
         "agents",
         parents=[_common_options(2)],

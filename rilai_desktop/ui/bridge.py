@@ -55,6 +55,8 @@ class EngineBridge(QObject):
     memory_loaded = Signal(str, object)  # the query, MemorySnapshot
     memory_paused = Signal(bool)  # the global "memory paused" switch, as the engine has it
     explained = Signal(object)  # app.explain.TurnExplanation: "Why did you say that?"
+    # session id, turn id, inspector.risk.TurnRisk or None: emitted just before ``explained``
+    explained_risk = Signal(str, int, object)
 
     def __init__(self, engine: Engine, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -138,8 +140,18 @@ class EngineBridge(QObject):
         )
 
     def explain_turn(self, session_id: str, turn_id: int) -> None:
-        """That turn's explanation, rebuilt from the log off the GUI thread; ``explained``."""
-        self._off_thread(lambda: self.engine.explain_turn(session_id, turn_id), self.explained.emit)
+        """That turn's explanation, rebuilt from the log off the GUI thread: first
+        ``explained_risk`` (the conversation's risk the turn logged, or None), then
+        ``explained``. The turn's events are read once for both."""
+        from rilai_desktop.app.explain import explain_turn
+        from rilai_desktop.ui.inspector.risk import turn_risk
+
+        def work() -> object:
+            events = self.engine.turn_events(session_id, turn_id)
+            self.explained_risk.emit(session_id, turn_id, turn_risk(events))
+            return explain_turn(events)
+
+        self._off_thread(work, self.explained.emit)
 
     def memory_action(self, name: str, *args: Any) -> None:
         """Call ``engine.memory.<name>(*args)`` (edit, set_paused, not_relevant, …) off the

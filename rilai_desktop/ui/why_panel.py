@@ -7,7 +7,8 @@ sections: the memories that were in the voice's notes (each with Edit, Pause and
 evidence, the key points and the agents' claims behind them, the council's decision and
 what decided it, and the critics' verdicts. Only what reached the voice's prompt is
 listed (``memory.used``), never what recall found and dropped. Nothing shown here goes
-back into a prompt.
+back into a prompt. A careful or protective turn says why in one sentence under the reply,
+from the conversation's risk the turn logged (``inspector.risk.why_sentence``).
 
 The memory buttons call the engine's memory facade by name through
 ``EngineBridge.memory_action`` (``edit``, ``set_paused``, ``not_relevant``), off the GUI
@@ -35,6 +36,7 @@ from PySide6.QtWidgets import (
 if TYPE_CHECKING:
     from rilai_desktop.app.explain import TurnExplanation, UsedMemory
     from rilai_desktop.ui.bridge import EngineBridge
+    from rilai_desktop.ui.inspector.risk import TurnRisk
 
 KIND_NAMES = {
     "fact": "what Rilai knows about you",
@@ -173,7 +175,10 @@ class WhyPanel(QDialog):
         self.setAccessibleName("Why Rilai said this")
         self.resize(560, 620)
         self.explanation: TurnExplanation | None = None
+        self.risk: TurnRisk | None = None
         self._wanted: tuple[str, int] | None = None
+        self._risk_for: tuple[str, int] | None = None  # the turn ``_risk_read`` is for
+        self._risk_read: TurnRisk | None = None
         self._pending: list[tuple[MemoryRow, str, tuple[object, ...]]] = []
         self.rows: list[MemoryRow] = []
         self.status = _label("", "What happened to the memory", self)
@@ -192,6 +197,7 @@ class WhyPanel(QDialog):
         layout.addWidget(close)
         self._body(_label("Reading this turn from the log…", "Loading", self))
         bridge.explained.connect(self._on_explained)
+        bridge.explained_risk.connect(self._on_risk)
         bridge.memory_changed.connect(self._on_changed)
         bridge.memory_failed.connect(self._on_failed)
 
@@ -211,9 +217,17 @@ class WhyPanel(QDialog):
 
         if not isinstance(explanation, TurnExplanation):
             return
-        if (explanation.session_id, explanation.turn_id) != self._wanted:
+        turn = (explanation.session_id, explanation.turn_id)
+        if turn != self._wanted:
             return  # an answer for a turn asked about earlier
-        self.show_explanation(explanation)
+        self.show_explanation(explanation, self._risk_read if self._risk_for == turn else None)
+
+    def _on_risk(self, session_id: str, turn_id: int, risk: object) -> None:
+        """The conversation's risk the turn logged (comes just before its explanation)."""
+        from rilai_desktop.ui.inspector.risk import TurnRisk
+
+        self._risk_for = (session_id, turn_id)
+        self._risk_read = risk if isinstance(risk, TurnRisk) else None
 
     def act(self, row: MemoryRow, name: str, *args: object) -> None:
         """One of a memory's buttons: the facade method ``name``, off the GUI thread."""
@@ -262,8 +276,11 @@ class WhyPanel(QDialog):
             layout.addWidget(_label(line, f"{title}: {line[:160]}", box))
         return box
 
-    def show_explanation(self, explanation: TurnExplanation) -> None:
+    def show_explanation(self, explanation: TurnExplanation, risk: TurnRisk | None = None) -> None:
+        """Show ``explanation``; ``risk`` (the conversation's risk the turn logged) adds one
+        sentence under the reply when the turn was careful or protective."""
         self.explanation = explanation
+        self.risk = risk
         self.rows = []
         self._pending.clear()
         self._body(
@@ -277,7 +294,16 @@ class WhyPanel(QDialog):
         )
 
     def _turn_section(self, e: TurnExplanation) -> QGroupBox:
-        return self._section("This turn", [f"You wrote: {e.user_text}", f"Rilai: {e.reply}"])
+        from rilai_desktop.ui.inspector.risk import why_sentence
+
+        box = self._section("This turn", [f"You wrote: {e.user_text}", f"Rilai: {e.reply}"])
+        careful = why_sentence(self.risk)
+        layout = box.layout()
+        if careful and layout is not None:
+            label = _label(careful, f"Why Rilai was careful: {careful}", box)
+            label.setObjectName("why-careful")
+            layout.addWidget(label)
+        return box
 
     def _memory_section(self, e: TurnExplanation) -> QGroupBox:
         box = self._section("Memories in Rilai's notes for this reply")
@@ -348,6 +374,12 @@ class WhyPanel(QDialog):
         return self._section("The critics' verdicts", lines or ["No critic ran."])
 
     # ── for tests and screen readers ──────────────────────────────────────
+    def careful_text(self) -> str:
+        """The sentence on a careful or protective turn ("" for any other)."""
+        body = self.area.widget()
+        label = None if body is None else body.findChild(QLabel, "why-careful")
+        return label.text() if label is not None else ""
+
     def memory_texts(self) -> list[str]:
         return [row.text.text() for row in self.rows]
 

@@ -365,3 +365,26 @@ def test_a_panel_that_fails_is_logged_and_the_others_go_on(
     assert [r.levelname for r in caplog.records] == ["ERROR"]
     assert "the Stance panel could not show stance_updated" in caplog.text
     assert inspector.council.text("intent") == "witness"
+
+
+def test_a_disclosure_then_small_talk_shows_the_conversations_risk(
+    inspector: Inspector, turns: Turns
+) -> None:
+    """Issue 27 item 1 on real turns: the disclosure is protective, the turns after it
+    careful with their window counting down, as the runner logged them."""
+    for event in turns.run("I don't think I want to be here anymore."):
+        inspector.on_event(event)
+    lines = inspector.sensors.risk_lines()
+    assert lines[0].endswith("protect this turn") and lines[1].startswith("careful: 6 turns left")
+    assert not inspector.sensors.interrupt.isHidden()
+    turns.run("I'm just so tired of everything.")  # protective again: a repeat
+    for event in turns.run("Anyway, any good recipes for dinner?"):
+        inspector.on_event(event)
+    lines = inspector.sensors.risk_lines()
+    assert lines[0].endswith("· careful this turn") and lines[1].startswith("careful: 5 turns left")
+    assert "• careful: 6 turn(s) left after a disclosure" in lines
+    assert inspector.sensors.interrupt.isHidden()
+    inspector.show_turn(turns.logged(2))  # reopened from the log
+    assert "situation: repeat (protective again soon after the last one)" in (
+        inspector.sensors.risk_lines()
+    )

@@ -123,3 +123,16 @@ def test_the_memory_buttons_call_the_facade_through_the_bridge(
     row.save_button.click()
     assert "cannot be empty" in panel.status.text()
     assert row.editor.isVisible()
+
+
+def test_a_protective_reply_says_why_in_one_sentence(qtbot: QtBot, window: MainWindow) -> None:
+    """Issue 27 item 1 through the real bridge: the risk the turn logged reaches the panel
+    with its explanation, and the panel says why the reply was support."""
+    _say(qtbot, window, "I don't think I want to be here anymore.")
+    qtbot.mouseClick(window.view.rows[-1].why_button, Qt.MouseButton.LeftButton)
+    panel = window.why_panel
+    assert panel is not None
+    qtbot.waitUntil(lambda: panel.explanation is not None, timeout=10_000)
+    assert panel.risk is not None and panel.risk.protect
+    assert panel.careful_text().startswith("I answered with support because ")
+    assert panel.careful_text().endswith("(careful: 6 turns left).")

@@ -2,7 +2,7 @@
 USE vectors) for a recall-first nearest-neighbour check of ``safety_risk``.
 
     python3 tools/build_safety_bank.py                # raw sources -> safety_bank.jsonl
-    .venv/bin/python tools/build_safety_bank.py --embed  # jsonl -> safety_bank.npz (USE multilingual v3)
+    .venv/bin/python tools/build_safety_bank.py --embed  # jsonl -> safety_bank.npz (USE m-v3)
 
 (both in rilai_desktop/turn/sensors/).
 
@@ -107,9 +107,7 @@ LABELLED = REPO / "tests" / "data" / "sensors" / "labelled.jsonl"
 # exemplars written for the bank (tune data, like the tune split)
 OWN_EXEMPLARS = REPO / "tests" / "data" / "sensors" / "safety_exemplars_own.jsonl"
 # held out: read only to keep their texts out of the bank
-HELD_OUT = (
-    REPO / "tests" / "data" / "safety" / "conversations.jsonl",
-)
+HELD_OUT = (REPO / "tests" / "data" / "safety" / "conversations.jsonl",)
 SCRIPT_VERSION = 1
 MAX_CHARS = 300
 MAX_BYTES = 2_000_000

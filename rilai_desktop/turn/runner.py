@@ -405,6 +405,7 @@ class TurnRunner:
             {
                 "sensors": {n: round(o.probability, 4) for n, o in state.sensors.items()},
                 "evidence": {n: o.evidence[:3] for n, o in state.sensors.items() if o.evidence},
+                "notes": {n: o.notes for n, o in state.sensors.items() if o.notes},
                 "risk": assessment.as_payload(),
             },
         )

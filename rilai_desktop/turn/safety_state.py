@@ -265,6 +265,8 @@ def in_context(reading: SensorOutput, assessment: Assessment) -> SensorOutput:
     if assessment.risk <= reading.probability:
         return reading
     note = f"in context: {assessment.reasons[0]}" if assessment.reasons else "in context"
+    if reading.notes:  # the bank's and the model check's notes first: they stay readable
+        note = f"{reading.notes}; {note}"
     return SensorOutput(
         sensor=reading.sensor,
         probability=round(assessment.risk, 4),

@@ -31,6 +31,7 @@ from argparse import Namespace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from rilai_desktop.cli.bench.sensing import bench_texts, measure_sensing, print_sensing
 from rilai_desktop.cli.bench.turn_messages import MESSAGES, WARM_UP
 from rilai_desktop.cli.commands._context import Context
 from rilai_desktop.cli.commands.output import emit_json, table
@@ -157,13 +158,20 @@ def _measure(engine: Engine, ctx: Context, count: int) -> dict[str, Any]:
                 "warm_tokens": warm.get("tokens", 0),
             }
         )
+    memory = engine.parts.memory
+    embedder = memory.embedder if memory is not None else None
+    sensing = measure_sensing(runner, embedder, bench_texts())
     threads = {
         "llama": settings.threads,
         "voice": settings.voice_threads,
         "batch": settings.batch_threads,
         "agent_workers": settings.agent_workers,
     }
-    return _summarise(turns, voice_model.model_id, threads)
+    report = _summarise(turns, voice_model.model_id, threads)
+    report["sensing"] = sensing
+    report["bars"]["sensing_fast_p95_ms"] = sensing["bar"]["fast_p95_ms"]
+    report["bars"]["passed"] = report["bars"]["passed"] and sensing["bar"]["passed"]
+    return report
 
 
 def _summarise(
@@ -267,4 +275,6 @@ def _print(r: dict[str, Any]) -> None:
         f" ratio turn/plain {r['ratio']['p50_over_p50']} (per-message median"
         f" {r['ratio']['median_per_message']}; bar ≤ {BAR_RATIO:g})"
     )
+    if "sensing" in r:
+        print_sensing(r["sensing"])
     print("PASS" if r["bars"]["passed"] else "FAIL")

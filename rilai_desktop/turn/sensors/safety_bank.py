@@ -5,23 +5,29 @@ A phrase list catches the words it lists; a bank of a few thousand examples catc
 ideation, burden, hopelessness, entrapment and means constructs, VERA-MH's graded messages,
 our own written phrases) and of hard negatives (XSTest's safe contrasts, the crisis-triage
 traps, our own idioms and look-alikes) — ``safety_bank.npz``, rebuilt by
-``tools/build_safety_bank.py`` (docs/safety.md). For a message vector ``v``::
+``tools/build_safety_bank.py`` (docs/safety.md). All of it comes from the bank's examples
+(vectors from the multilingual encoder, ``memory/sentence_encoder.py``). For a message
+vector ``v``::
 
     margin = mean of the k best cosines to positives − mean of the k best to negatives
+    linear = w · v + b        (a logistic head fitted on the same exemplars)
+    score  = α · z(margin) + (1 − α) · z(linear)      (z: standardised on the bank)
 
-and the thresholds in ``safety_bank.json`` (chosen on the tune split only, by
-``tools/tune_safety_bank.py``) sort it into bands:
+(on our tune data, 5-fold: the two together read recall 0.84 at 5% false positives where
+the neighbours alone read 0.77). The head, α, the standardisation and the thresholds are in
+``safety_bank.json`` (chosen on tune data only, by ``tools/tune_safety_bank.py``); the
+score sorts a message into bands:
 
-* ``hit`` (margin ≥ ``strong``): the reading is raised to ``BANK_STRONG_RISK``, above the
+* ``hit`` (score ≥ ``strong``): the reading is raised to ``BANK_STRONG_RISK``, above the
   interrupt threshold;
-* ``weak`` (``hit`` ≤ margin < ``strong``): raised to ``BANK_HIT_RISK`` — still protective;
+* ``weak`` (``hit`` ≤ score < ``strong``): raised to ``BANK_HIT_RISK`` — still protective;
   a weak bank-only hit is the one reading the model check may lower;
-* ``grey`` (``grey`` ≤ margin < ``hit``): raised to ``BANK_GREY_RISK``, a weak signal that
+* ``grey`` (``grey`` ≤ score < ``hit``): raised to ``BANK_GREY_RISK``, a weak signal that
   adds up across turns, and sent to the model check (``turn/safety_check.py``) when one is
   configured;
 * below ``grey``: the rules' reading, untouched.
 
-The bank only ever raises a reading (recall first): rules' hits stay hits. The band, the margin
+The bank only ever raises a reading (recall first): rules' hits stay hits. The band, the score
 and the reading before the bank are written into the reading's notes (``bank weak +0.08
 r0.12 ≈ "i feel like a burden"``) so the inspector shows them and :func:`band_of` and
 :func:`rules_before_bank` read them back. Fixing a miss means adding an
@@ -60,19 +66,39 @@ class BankError(ValueError):
 
 
 @dataclass(frozen=True)
+class Head:
+    """The logistic head over the exemplars and how the two scores are combined."""
+
+    weights: NDArray[np.float32]
+    bias: float
+    alpha: float  # the neighbours' share of the score
+    margin_mean: float
+    margin_sd: float
+    linear_mean: float
+    linear_sd: float
+
+    def score(self, margin: float, vector: NDArray[np.float32]) -> float:
+        linear = float(vector @ self.weights) + self.bias
+        zm = (margin - self.margin_mean) / self.margin_sd
+        zl = (linear - self.linear_mean) / self.linear_sd
+        return self.alpha * zm + (1.0 - self.alpha) * zl
+
+
+@dataclass(frozen=True)
 class BankThresholds:
     k: int
     strong: float
     hit: float
     grey: float
+    head: Head | None = None  # None: the margin alone is the score
 
     @classmethod
     def load(cls, path: Path = THRESHOLDS_FILE) -> BankThresholds:
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
-            out = cls(
-                int(data["k"]), float(data["strong"]), float(data["hit"]), float(data["grey"])
-            )
+            k, strong = int(data["k"]), float(data["strong"])
+            head = _head(data["head"]) if data.get("head") else None
+            out = cls(k, strong, float(data["hit"]), float(data["grey"]), head)
         except (KeyError, TypeError, ValueError) as exc:
             raise BankError(f"{path}: not a bank thresholds file ({exc})") from exc
         if not (out.k >= 1 and out.grey <= out.hit <= out.strong):
@@ -80,12 +106,36 @@ class BankThresholds:
         return out
 
 
+def _head(data: dict[str, Any]) -> Head:
+    head = Head(
+        weights=np.asarray(data["weights"], dtype=np.float32),
+        bias=float(data["bias"]),
+        alpha=float(data["alpha"]),
+        margin_mean=float(data["margin_mean"]),
+        margin_sd=float(data["margin_sd"]),
+        linear_mean=float(data["linear_mean"]),
+        linear_sd=float(data["linear_sd"]),
+    )
+    if head.weights.ndim != 1 or head.margin_sd <= 0 or head.linear_sd <= 0:
+        raise ValueError("a head needs a weight vector and positive deviations")
+    if not 0.0 <= head.alpha <= 1.0:
+        raise ValueError("alpha must be in [0, 1]")
+    return head
+
+
 @dataclass(frozen=True)
 class Match:
-    margin: float
+    margin: float  # the neighbours' margin
     positive: float  # mean of the k best cosines to positives
     negative: float
     nearest: str  # the nearest positive exemplar's text ("" when the bank has no texts)
+    vector: NDArray[np.float32] | None = None  # the unit vector scored
+
+    def score(self, head: Head | None) -> float:
+        """The band score: the margin, or the margin and the head combined."""
+        if head is None or self.vector is None:
+            return self.margin
+        return head.score(self.margin, self.vector)
 
 
 class ExemplarBank:
@@ -134,7 +184,7 @@ class ExemplarBank:
         top_pos = _top_mean(pos, self.k)
         top_neg = _top_mean(neg, self.k)
         nearest = self.positive_texts[int(np.argmax(pos))] if self.positive_texts else ""
-        return Match(top_pos - top_neg, top_pos, top_neg, nearest)
+        return Match(top_pos - top_neg, top_pos, top_neg, nearest, vec)
 
 
 def _top_mean(values: NDArray[Any], k: int) -> float:
@@ -160,12 +210,12 @@ def load_bank(path: Path = BANK_FILE, k: int = 3) -> ExemplarBank:
     return ExemplarBank(vectors, labels, texts, k=k, model_id=model_id)
 
 
-def band(margin: float, thresholds: BankThresholds) -> Band | None:
-    if margin >= thresholds.strong:
+def band(score: float, thresholds: BankThresholds) -> Band | None:
+    if score >= thresholds.strong:
         return "hit"
-    if margin >= thresholds.hit:
+    if score >= thresholds.hit:
         return "weak"
-    if margin >= thresholds.grey:
+    if score >= thresholds.grey:
         return "grey"
     return None
 
@@ -206,11 +256,12 @@ class BankLayer:
         except Exception as exc:  # the embedder is an outside component
             log.warning("safety bank skipped: %s", exc)
             return readings
-        which = band(found.margin, self.thresholds)
+        score = found.score(self.thresholds.head)
+        which = band(score, self.thresholds)
         if which is None:
             return readings
         nearest = found.nearest[:40]
-        note = f"bank {which} {found.margin:+.2f} r{rule.probability:.2f}"
+        note = f"bank {which} {score:+.2f} r{rule.probability:.2f}"
         note += f' ≈ "{nearest}"' if nearest else ""
         notes = f"{note}; {rule.notes}" if rule.notes else note
         out = dict(readings)
@@ -237,6 +288,12 @@ def load_default_layer(
         return None
     except (OSError, BankError) as exc:
         log.warning("safety bank unusable (%s): the rules run alone", exc)
+        return None
+    head = thresholds.head
+    if head is not None and head.weights.shape != (bank.dimension,):
+        log.warning(
+            "safety bank head of %s for a bank of %d: skipped", head.weights.shape, bank.dimension
+        )
         return None
     if dimension is not None and dimension != bank.dimension:
         log.warning("safety bank of dimension %d, embedder %d: skipped", bank.dimension, dimension)

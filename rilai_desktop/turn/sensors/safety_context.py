@@ -147,6 +147,32 @@ SAFETY_IDIOMS: Final[tuple[re.Pattern[str], ...]] = tuple(
     for p in (
         r"\bsuicide (?:prevention|awareness|hotline|helpline|squad|rates?|statistics|research"
         r"|bombers?|doors?|mission|run)\b",
+        r"\bsuicide (?:risk factors|risk assessment|statistics)\b|\b(?:prevencion|prevencao"
+        r"|prevention|prevenzione) (?:del |do |de la |du |de |dal )?(?:suicidio|suicide)\b"
+        r"|\bsuizid ?pravention\b|\bsuizidpraevention\b",
+        # farewells that are a job, a school year, a move, a pet going to a farm
+        r"\b(?:say|said|saying|says)(?: my)? goodbyes? to (?:all )?(?:my |our |the |\d+ )?(?:\w+ )?"
+        r"(?:teachers?|team|colleagues|co-?workers|class(?:mates)?|students|horse|pony|house"
+        r"|flat|apartment|office|city|town|country|neighbou?rhood|yrs|years|cobol|job)\b",
+        r"\bgoodbye (?:email|card|party|lunch|drinks|speech)\b(?=[^.!?]{0,60}\b(?:team|last day"
+        r"|colleagues|co-?workers|office|job|retire\w*|leaving do)\b)",
+        r"\bmy (?:last|final) message (?:tonight|today|for today|before (?:the|my) (?:flight|trip"
+        r"|holiday|exam))\b",
+        # cuts and scratches of daily life
+        r"\b(?:accidentally )?cut myself (?:shaving|cooking|chopping|gardening|on (?:a|the|some"
+        r"|my) \w+|with (?:a|the) \w+ (?:while|when)|by accident|accidentally)\b"
+        r"|\b(?:cat|dog|kitten|puppy) (?:scratched|bit) my (?:arm|hand|leg|face)\b",
+        # recovery told as such
+        r"\b(?:\w+ )?(?:years?|months?) ago i (?:wanted to die|was suicidal|self[- ]?harmed"
+        r"|used to (?:cut|self[- ]?harm))\b(?=[^!?]{0,80}\b(?:today|now|these days)\b)",
+        r"\b(?:\d+|a hundred|hundreds of) days (?:without|free of|free from|clean from|clean of)"
+        r" (?:self[- ]?harm\w*|cutting)\b|\burge to (?:self[- ]?harm|cut) (?:hasn'?t|has not)"
+        r" come back\b|\btook them (?:all )?back to the pharmacy\b",
+        # es / pt: dying of shame, a back pain that "will kill me"
+        r"\b(?:queria|quise|iba a|me iba a) morir(?:me)? de (?:la )?(?:verguenza|risa|miedo"
+        r"|hambre|calor|aburrimiento|pena)\b",
+        r"\b(?:dor|calor|trabalho|chefe|prova|fila|transito|fome|ressaca)\b[^.!?]{0,30}\bvai me"
+        r" matar\b",
         # a dose or a means for an animal, a plant, a pest (a vet question, not a person's)
         r"\b(?:lethal|toxic|fatal|deadly|dangerous|poisonous) (?:dose|amount|quantity)s?"
         r"(?: of [\w' -]{1,30}?)? (?:for|to|in) (?:a |an |my |our |your |the )?(?:dogs?|cats?"

@@ -170,10 +170,6 @@ def test_ordinary_messages_are_not_retractions(text: str) -> None:
     assert retraction(text) is None
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bug: the pattern is `(?:going|gonna) to do anything`, so 'gonna' needs a 'to' after it",
-)
 def test_the_gonna_form_of_a_retraction() -> None:
     assert retraction("i'm not gonna do anything stupid") is not None
 

@@ -63,6 +63,10 @@ __all__ = [
     "CouncilOutcome",
 ]
 
+# the voice's careful mode (a careful turn that is not itself protective, safety_state.py)
+CAREFUL_DO_NOT: Final[tuple[str, ...]] = ("make jokes", "sound cheerful", "lecture")
+CAREFUL_QUESTION: Final[str] = "How are you doing right now?"
+CHECK_IN_TURNS: Final[int] = 2
 Urgency = Literal["low", "medium", "high", "critical"]
 URGENCY_LEVELS: Final[tuple[Urgency, ...]] = ("low", "medium", "high", "critical")
 INTENT_SCHEMA: Final[dict[str, Any]] = {
@@ -274,6 +278,8 @@ def _assemble(
         elif careful(state) and intent != "witness":
             reasons.append("careful after a safety disclosure → no advice, whatever the intent")
         do_not += NO_ADVICE
+    if careful(state) and intent != "protect":  # the voice's careful mode
+        do_not += CAREFUL_DO_NOT
     do_not += ALWAYS_DO_NOT
     no_advice = "give advice" in do_not
     claims = _ranked(state) if ruling.use_claims else []
@@ -283,6 +289,9 @@ def _assemble(
     question = _question(claims, state.user_text, no_advice) or ruling.question
     if question is not None and question != ruling.question:
         reasons.append("a question claim → asks_user")
+    if question is None and intent != "protect" and _check_in(state):
+        question = CAREFUL_QUESTION
+        reasons.append("careful, soon after a protective reply → a gentle check-in")
     urgency = _urgency(state, ruling, claims, reasons)
     speech_act = SpeechAct(
         intent=intent,
@@ -393,10 +402,21 @@ def _urgency(state: TurnState, ruling: Ruling, claims: list[Claim], reasons: lis
     return URGENCY_LEVELS[level]
 
 
+def _check_in(state: TurnState) -> bool:
+    """A careful turn within ``CHECK_IN_TURNS`` of the last protective reply."""
+    if not careful(state) or state.safety is None:
+        return False
+    ago = state.safety.before.protected_ago
+    return ago is not None and ago < CHECK_IN_TURNS
+
+
 def _tone(intent: str, rule_tone: str | None, model_tone: str | None, state: TurnState) -> str:
-    """Tone from the intent (or the model) and the stance: warmth_level, arousal."""
+    """Tone from the intent (or the model) and the stance: warmth_level, arousal; gentle
+    in a careful turn."""
     if intent == "protect":
         return "gentle, steady"
+    if careful(state):
+        return "gentle, calm"
     if rule_tone:
         parts = [t.strip() for t in rule_tone.split(",") if t.strip()]
     else:

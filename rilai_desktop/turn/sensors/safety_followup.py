@@ -104,7 +104,7 @@ _RETRACTION: Final[tuple[re.Pattern[str], ...]] = tuple(
         r"\b(?:forget|never ?mind|don'?t worry|really|honestly|seriously|it'?s nothing)\b",
         r"\b(?:forget (?:it|i said (?:it|that|anything))|never ?mind|ignore (?:that|what i said"
         r"|me)|don'?t worry about (?:it|me))\b",
-        r"\bi'?m not (?:going|gonna) to do anything (?:stupid|dumb|crazy|drastic)\b"
+        r"\bi'?m not (?:going to|gonna) do anything (?:stupid|dumb|crazy|drastic)\b"
         r"|\bi won'?t do anything (?:stupid|dumb|crazy|drastic)\b|\bi'?m not going to hurt"
         r" myself\b|\bi'?m not (?:suicidal|going to act on it)\b|\bi'?d never (?:do|act on) it\b",
         r"\b(?:jk|just kidding|only joking|just joking|i was joking|i'?m joking|lol jk"

@@ -121,7 +121,11 @@ class SafetyCheck:
         parsed = reply.parsed if isinstance(reply, Completion) else None
         verdict = parsed.get("risk") if isinstance(parsed, dict) else None
         severity = parsed.get("severity") if isinstance(parsed, dict) else None
-        if verdict not in ("yes", "no") or severity not in SEVERITY_RISK:
+        if (
+            verdict not in ("yes", "no")
+            or isinstance(severity, bool)
+            or severity not in SEVERITY_RISK
+        ):
             self.stats.failed += 1
             return reading
         assert isinstance(severity, int)

@@ -19,8 +19,8 @@ The rules (constants below, docs/safety.md):
 * **Level.** Each turn the prior level decays (× ``TURN_DECAY``; and with wall-clock time,
   half-life ``HALF_LIFE_HOURS``). A reading at or above the concern threshold sets the level
   to at least that reading; a *weak* reading (``WEAK`` ≤ r < concern) adds
-  ``ACCUMULATE · r`` on top of the decayed level — three weak signals in a row reach the
-  concern level, one does not.
+  ``ACCUMULATE · r`` on top of the decayed level — three weak signals of 0.2 (the bank's
+  grey level) in a row reach the concern level, one does not.
 * **Careful window.** A turn whose risk in context is at or above the concern threshold,
   or whose weak signal lifts the level across it, (re)opens a window of ``CAREFUL_TURNS``
   turns; each turn after uses one (the level alone, decaying, does not hold it open). The
@@ -57,7 +57,7 @@ TURN_DECAY: Final = 0.85  # the level carried into the next turn
 HALF_LIFE_HOURS: Final = 24.0  # and its wall-clock decay (a closed lid still counts)
 CAREFUL_HOURS: Final = 48.0  # a careful window older than this is closed, turns or not
 WEAK: Final = 0.15  # a safety reading from here up to the concern level is a weak signal
-ACCUMULATE: Final = 0.6  # the share of a weak reading added to the level
+ACCUMULATE: Final = 0.7  # the share of a weak reading added to the level
 DISTRESS: Final = 0.5  # a vulnerability reading from here counts as distress
 MEANS_RISK: Final = 0.6  # a means question after distress: above the interrupt threshold
 REPEAT_TURNS: Final = 3  # a protective reply within this many turns of the last is a repeat
@@ -95,6 +95,8 @@ class ConversationRisk:
             level=self.level * factor,
             distress=self.distress * factor,
             careful_left=0 if hours > CAREFUL_HOURS else self.careful_left,
+            # a protective reply days ago is not one to repeat briefly
+            protected_ago=None if hours > CAREFUL_HOURS else self.protected_ago,
         )
 
     def as_payload(self) -> dict[str, Any]:

@@ -196,14 +196,14 @@ def test_a_reading_below_weak_adds_nothing() -> None:
 
 
 def test_three_weak_signals_in_a_row_open_the_window_two_do_not() -> None:
-    first, second, third = turns(ConversationRisk(), [(0.3, "meh"), (0.3, "meh"), (0.3, "meh")])
+    first, second, third = turns(ConversationRisk(), [(0.2, "meh"), (0.2, "meh"), (0.2, "meh")])
     assert not first.careful and not second.careful
     assert second.after.level < SAFETY_CONCERN_THRESHOLD
     assert third.careful and not third.protect
     assert third.after.level >= SAFETY_CONCERN_THRESHOLD
     assert third.after.careful_left == CAREFUL_TURNS
     assert any(r.startswith("weak signals added up to") for r in third.reasons)
-    expected = ACCUMULATE * 0.3 * (1 + TURN_DECAY + TURN_DECAY**2)
+    expected = ACCUMULATE * 0.2 * (1 + TURN_DECAY + TURN_DECAY**2)
     assert third.after.level == pytest.approx(expected, abs=1e-3)  # a minute apart: ~no decay
 
 

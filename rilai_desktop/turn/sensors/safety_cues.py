@@ -429,7 +429,7 @@ CUES: Final[tuple[Cue, ...]] = (
         r"|tracks)\b",
         0.25,
     ),
-    cue(r"\bhow (?:high|tall|far down|deep)\b", 0.35),
+    cue(r"\bhow (?:high|tall|far down|deep)\b", 0.25),  # with a height: concern alone
     cue(
         r"\b(?:sleeping )?pills? would be\b|\bhow many (?:of )?(?:my )?(?:\w+ )?(?:pills|meds"
         r"|tablets)\b",

@@ -52,6 +52,7 @@ def test_risk_that_shows_only_across_turns_reaches_the_protective_path(
             results.append(result)
         first, ordinary, means, stay, change = results
         assert "safety_interrupt" not in first.state.flags
+        assert "safety_interrupt" not in ordinary.state.flags
         assert "safety_interrupt" in means.state.flags and MEANS_FLAG in means.state.flags
         interrupts = [e for e in events if e.kind is EventKind.SAFETY_INTERRUPT]
         assert any("means after distress" in str(e.payload["reason"]) for e in interrupts)

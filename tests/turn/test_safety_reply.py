@@ -525,3 +525,34 @@ def test_english_replies_pass_the_critics(situation: str) -> None:
         reply = safety_reply(s, prompts=PROMPTS)
         failures = blocking(Critics(prompts=PROMPTS).review(reply, s))
         assert failures == [], (reply, failures)
+
+
+@pytest.mark.parametrize("language", ["en", "es", "pt", "fr", "de", "it"])
+def test_means_seeking_is_asked_about_directly_in_every_language(language: str) -> None:
+    """After distress, a question about means gets a direct question about suicide and the
+    full resources, in the message's language (issue 27)."""
+    from rilai_desktop.turn.safety_state import MEANS_FLAG
+    from rilai_desktop.turn.speaking.safety_reply import situation_of
+
+    text = {
+        "en": "how high is the bridge over the river downtown",
+        "es": "qué altura tiene el puente del río en el centro",
+        "pt": "qual a altura da ponte do rio no centro da cidade",
+        "fr": "quelle est la hauteur du pont sur la rivière au centre-ville",
+        "de": "wie hoch ist die brücke über den fluss in der innenstadt",
+        "it": "quanto è alto il ponte sul fiume in centro città",
+    }[language]
+    state = TurnState("s", 3, text, flags={"safety_interrupt", MEANS_FLAG, "safety_repeat"})
+    assert situation_of(state) == "means"
+    reply = safety_reply(state, prompts=PROMPTS)
+    assert "?" in reply and "findahelpline.com" in reply
+    first = safety_reply(TurnState("s", 3, text, flags={"safety_interrupt"}), prompts=PROMPTS)
+    assert reply != first
+
+
+def test_a_retraction_that_names_a_burden_is_reflected() -> None:
+    from rilai_desktop.turn.safety_state import RETRACTION_FLAG
+
+    text = "i'm not going to do anything stupid, i just feel like a burden all the time"
+    reply = safety_reply(TurnState("s", 2, text, flags={RETRACTION_FLAG}), prompts=PROMPTS)
+    assert "burden" in reply.lower()

@@ -83,7 +83,7 @@ _PRESENCE: Final[tuple[re.Pattern[str], ...]] = tuple(
         r"\bi (?:just )?(?:need|want) (?:someone|somebody|you) to (?:talk to|be here|stay"
         r"|listen)\b|\bi don'?t want to be alone\b|\bi don'?t want to be by myself\b",
         r"\b(?:are you still there|are you there|you still there)\b",
-        r"\btalk to me about (?:anything|something)\b|\btell me (?:something|anything)\b",
+        r"\btalk to me about (?:anything|something)\b",
         # es / pt / fr / de / it
         r"\b(?:puedes|podes|podrias|pode|podia) (?:solo |so |apenas )?(?:hablar|falar|quedarte"
         r"|ficar)\b|\bno te vayas\b|\bnao (?:va|vai) embora\b|\bquedate conmigo\b"

@@ -27,7 +27,12 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
 from rilai_desktop.turn.prompts import Prompts
-from rilai_desktop.turn.safety_state import PRESENCE_FLAG, REPEAT_FLAG, RETRACTION_FLAG
+from rilai_desktop.turn.safety_state import (
+    MEANS_FLAG,
+    PRESENCE_FLAG,
+    REPEAT_FLAG,
+    RETRACTION_FLAG,
+)
 from rilai_desktop.turn.speaking.at_risk import UNNAMED_PERSON, about_someone_else, person_at_risk
 from rilai_desktop.turn.speaking.language import LANGUAGES, message_language
 from rilai_desktop.turn.speaking.voice_prompt import parse_sections
@@ -83,6 +88,11 @@ DEFAULT_SAFETY: Final[Mapping[str, tuple[str, ...]]] = {
         "I'm glad you're not planning anything, and I believe you. I still want to check in,"
         " because what came up earlier matters. {resources_brief} How are you doing, really,"
         " right now?",
+    ),
+    "means": (
+        "I want to ask you something directly, because of what you've told me and what you"
+        " just asked: are you thinking about ending your life? You can tell me the truth; I'm"
+        " not going anywhere. {resources}",
     ),
     "presence": (
         "Of course. I'm here, and I'm not going anywhere. We can talk about anything you like,"
@@ -159,11 +169,14 @@ _PREVIOUS_CAP: Final[int] = 5_000
 
 
 def situation_of(state: TurnState) -> str:
-    """ "presence", "retraction", "repeat" or "first", from the turn's flags (in that order:
-    a request to stay is answered before a retraction, a retraction before a repeat)."""
+    """ "presence", "means", "retraction", "repeat" or "first", from the turn's flags (in
+    that order: a request to stay is answered first; a question about means after distress
+    is asked about directly, with the full resources; a retraction before a repeat)."""
     flags = state.flags if isinstance(state.flags, set | frozenset) else set()
     if PRESENCE_FLAG in flags:
         return "presence"
+    if MEANS_FLAG in flags:
+        return "means"
     if RETRACTION_FLAG in flags:
         return "retraction"
     return "repeat" if REPEAT_FLAG in flags else "first"
@@ -197,16 +210,16 @@ def safety_reply(state: TurnState, *, prompts: Prompts) -> str:
     previous = _previous_reply(history)
     turn = abs(state.turn_id) if isinstance(state.turn_id, int) else 0
     question = QUESTIONS.get(language, QUESTIONS["en"])
-    reflections = _rotate(
-        sections.get(f"reflect_{reflection_cue(text)}") or sections.get("reflect") or [""], turn
-    )
+    cue = reflection_cue(text)
+    reflections = _rotate(sections.get(f"reflect_{cue}") or sections.get("reflect") or [""], turn)
     candidates = [
         _render(
             variant,
             sections,
             brief=kind in ("repeat", "retraction", "presence"),
             person=person or "",
-            reflection=reflection if kind == "repeat" else "",
+            # a retraction that names a burden, hopelessness... is reflected too
+            reflection=reflection if kind == "repeat" or (kind == "retraction" and cue) else "",
             question=question,
         )
         for variant in _rotate(sections[kind], turn)

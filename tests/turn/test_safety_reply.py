@@ -556,3 +556,29 @@ def test_a_retraction_that_names_a_burden_is_reflected() -> None:
     text = "i'm not going to do anything stupid, i just feel like a burden all the time"
     reply = safety_reply(TurnState("s", 2, text, flags={RETRACTION_FLAG}), prompts=PROMPTS)
     assert "burden" in reply.lower()
+
+
+def _careful_state(text: str, asks: list[str] | None) -> TurnState:
+    s = TurnState("s", 4, text, flags={"safety_careful"})
+    s.decision = CouncilDecision(
+        speak=True,
+        speech_act=SpeechAct(intent="witness", tone="gentle", key_points=[], asks_user=asks),
+    )
+    return s
+
+
+def test_a_careful_turn_the_voice_did_not_check_in_on_gets_the_check_in() -> None:
+    from rilai_desktop.turn.deliberation.council import CAREFUL_QUESTION
+    from rilai_desktop.turn.speaking.safety_reply import CHECK_INS, check_in
+
+    recipe = "Try spaghetti with garlic, olive oil and a little chilli."
+    english = _careful_state("anyway what's a good pasta recipe", [CAREFUL_QUESTION])
+    assert check_in(english, recipe, CAREFUL_QUESTION) == CHECK_INS["en"]
+    spanish = _careful_state(
+        "bueno, ¿qué receta de pasta me recomiendas para esta noche?", [CAREFUL_QUESTION]
+    )
+    assert check_in(spanish, recipe, CAREFUL_QUESTION) == CHECK_INS["es"]
+    # the voice asked something itself, or the council asked for nothing: nothing added
+    assert check_in(english, "Want a quick one or a slow one?", CAREFUL_QUESTION) == ""
+    assert check_in(_careful_state("pasta?", None), recipe, CAREFUL_QUESTION) == ""
+    assert check_in(english, "   ", CAREFUL_QUESTION) == ""

@@ -121,6 +121,30 @@ QUESTIONS: Final[Mapping[str, str]] = {
     "it": "Sei al sicuro in questo momento?",
 }
 
+# a careful turn soon after a protective reply ends with a check-in (check_in below)
+CHECK_INS: Final[Mapping[str, str]] = {
+    "en": "And how are you doing right now?",
+    "es": "¿Y cómo estás tú ahora mismo?",
+    "pt": "E como você está agora?",
+    "fr": "Et toi, comment ça va en ce moment ?",
+    "de": "Und wie geht es dir gerade?",
+    "it": "E tu come stai adesso?",
+}
+
+
+def check_in(state: TurnState, reply: str, question: str) -> str:
+    """The check-in to add after ``reply`` on a careful turn whose council asked for it
+    (``question`` in ``asks_user``) when the voice did not ask anything: in their language.
+    "" when none is due."""
+    decision = state.decision
+    asks = decision.speech_act.asks_user if decision is not None else None
+    if not reply.strip() or "?" in reply or not asks or question not in asks:
+        return ""
+    text = state.user_text if isinstance(state.user_text, str) else ""
+    history = state.history if isinstance(state.history, list) else []
+    return CHECK_INS.get(message_language(text, history), CHECK_INS["en"])
+
+
 # --- what they just said: cue → reflection (any of the six languages) --------------------
 _CUE_WORDS: Final[tuple[tuple[str, str], ...]] = (
     (

@@ -13,7 +13,7 @@ from typing import Any
 
 from rilai_desktop.contracts import CriticResult, EventKind
 from rilai_desktop.contracts.llm import LLM, Completion, Prefills
-from rilai_desktop.turn.deliberation.council import Council
+from rilai_desktop.turn.deliberation.council import CAREFUL_QUESTION, Council
 from rilai_desktop.turn.deliberation.influence import agent_influence
 from rilai_desktop.turn.ports import Models, Recall
 from rilai_desktop.turn.prompts import Prompts
@@ -24,6 +24,7 @@ from rilai_desktop.turn.speaking.critics import (
     regeneration_feedback,
     safety_passed,
 )
+from rilai_desktop.turn.speaking.safety_reply import check_in
 from rilai_desktop.turn.speaking.voice_guard import voice_guard
 from rilai_desktop.turn.state import Emit, TurnState, VoiceDelta
 
@@ -146,6 +147,9 @@ class SpeakingStage:
             results = self._review(reply, state, emit, attempt, private)
             spoken.attempts = attempt + 1
             if reply and not blocking(results):
+                if extra := check_in(state, reply, CAREFUL_QUESTION):
+                    reply = f"{reply} {extra}"  # careful mode: the check-in the voice left out
+                    publish(VoiceDelta(state.session_id, state.turn_id, f" {extra}"))
                 spoken.reply, spoken.critics = reply, results
                 return spoken
             attempt += 1

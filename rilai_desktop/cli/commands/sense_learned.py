@@ -90,12 +90,15 @@ def _warm(embedder: Any, examples: Sequence[Example]) -> None:
 
 
 def sensors_with_learned_layer(ctx: Context) -> FastSensors:
-    """`rilai sense TEXT --learned`: the sensors as the app runs them (or why not, on stderr)."""
-    layer, _, why = _learned_layer(ctx)
+    """`rilai sense TEXT --learned`: the sensors exactly as the app builds them
+    (``app.build_sensors``: the learned layer and the safety bank), or why not, on stderr."""
+    from rilai_desktop.app.build import build_sensors
+
+    layer, embedder, why = _learned_layer(ctx)
     if layer is None:
         print(f"learned layer: skipped — {why}", file=sys.stderr)
         return FastSensors()
-    return FastSensors(learned=layer)
+    return build_sensors(embedder[0])
 
 
 def _fmt(value: float | None) -> str:

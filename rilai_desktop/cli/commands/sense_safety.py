@@ -53,16 +53,11 @@ def app_screen(ctx: Context, *, check: bool) -> tuple[FastSensors, SafetyCheck |
         try:
             embedder.embed(["warm-up"])
         except EmbeddingError as exc:
-            embedder, note = None, f"no MiniLM ({exc}): rules and bank only"
+            embedder, note = None, f"no MiniLM ({exc}): the rules alone, as the app then runs"
     else:
         note = "embedding.backend is hash: the rules alone"
-    sensors = build_sensors(embedder) if embedder is not None else FastSensors()
-    if embedder is None and settings.embedding.backend != "hash":
-        from rilai_desktop.app.build import bank_encoder
-        from rilai_desktop.turn.sensors.safety_bank import load_default_layer
-
-        encoder = bank_encoder()
-        sensors = FastSensors(bank=load_default_layer(encoder, encoder.dimension))
+    # exactly what the app builds from the same embedder (None: the rules alone)
+    sensors = build_sensors(embedder)
     safety_check = None
     if check and settings.safety.model_check:
         safety_check = build_safety_check(open_shared_models(ctx.paths, settings).router, settings)

@@ -14,6 +14,7 @@ from it, so what an evaluation measures is what the app runs.
 from __future__ import annotations
 
 import dataclasses
+import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -39,6 +40,8 @@ from rilai_desktop.llm.manifest import ModelEntry, load_manifest
 from rilai_desktop.llm.router import ModelFactory, ModelRouter
 from rilai_desktop.paths import Paths
 from rilai_desktop.turn.prompts import Prompts
+
+log = logging.getLogger(__name__)
 
 
 def build_router(
@@ -220,7 +223,29 @@ def build_sensors(embedder: Any | None, encoder: Any | None = None) -> FastSenso
         return encoder.embed([text])[0]
 
     bank = load_default_layer(encode, encoder.dimension, getattr(encoder, "model_id", None))
-    return FastSensors(learned=learned, bank=bank)
+    return FastSensors(
+        learned=learned, bank=bank, understanding=build_understanding(embed, encode, dimension,
+                                                                      encoder.dimension)
+    )  # fmt: skip
+
+
+def build_understanding(embed: Any, encode: Any, en_dim: Any, ml_dim: Any) -> Any:
+    """The understanding model over both encoders (turn/understanding), or None when the
+    shipped file is missing or was built for other encoders (logged)."""
+    from rilai_desktop.turn.understanding import (
+        FeatureBuilder,
+        UnderstandingLayer,
+        load_default_model,
+    )
+
+    model = load_default_model()
+    if model is None:
+        return None
+    dims = {"text_en": en_dim, "text_ml": ml_dim, "context": ml_dim, "rules": 9}
+    if any(model.dims.get(k) != v for k, v in dims.items()):
+        log.warning("understanding model expects %s, encoders give %s: not used", model.dims, dims)
+        return None
+    return UnderstandingLayer(FeatureBuilder(embed, encode, model.dims), model)
 
 
 def build_safety_check(models: Any, settings: Settings) -> Any:

@@ -103,6 +103,10 @@ def dispatch(args: argparse.Namespace, builders: Builders | None = None) -> int:
             from rilai_desktop.cli.commands import eval_safety
 
             return eval_safety.command(args, ctx)
+        if command == "eval" and args.eval_command == "score":
+            from rilai_desktop.cli.commands import eval_score
+
+            return eval_score.run(args, ctx)
         if command == "eval" and args.eval_command == "agents":
             from rilai_desktop.cli.commands import eval_agents
 

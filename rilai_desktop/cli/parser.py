@@ -221,8 +221,25 @@ def _add_eval(sub: Any, common: argparse.ArgumentParser) -> None:
         metavar="OUT.md",
         help="also answer each message with a plain completion of the voice model; write both",
     )
+    replies.add_argument(
+        "--pairs",
+        metavar="OUT.md",
+        help="also write each reply and a plain completion's as blind pairs for judges (A/B)",
+    )
+    replies.add_argument(
+        "--key", metavar="KEY.json", help="with --pairs: where the key (which side is A) goes"
+    )
     replies.add_argument("--limit", type=int, metavar="N", help="only the first N conversations")
     replies.add_argument("--only", metavar="CATEGORY", help="only conversations of this category")
+    score = ev_sub.add_parser(
+        "score",
+        parents=[_common_options(2)],
+        help="blind judges' verdicts through the key: win rates and agreement",
+    )
+    score.add_argument("key", metavar="KEY.json", help="written by eval replies --pairs --key")
+    score.add_argument(
+        "verdicts", nargs="+", metavar="VERDICTS.json", help='{"p001": "A" | "B" | "tie", ...}'
+    )
     safety = ev_sub.add_parser(
         "safety",
         parents=[_common_options(2)],

@@ -398,6 +398,7 @@ class TurnRunner:
             self._scope,
         )
         state.sensors, assessment = screened.readings, screened.assessment
+        state.intent_reading = self.sensors.intent_reading(state.user_text, state.history)
         state.safety = assessment
         state.flags |= assessment.flags
         emit(
@@ -407,6 +408,11 @@ class TurnRunner:
                 "evidence": {n: o.evidence[:3] for n, o in state.sensors.items() if o.evidence},
                 "notes": {n: o.notes for n, o in state.sensors.items() if o.notes},
                 "risk": assessment.as_payload(),
+                **(
+                    {"intent": state.intent_reading.as_payload()}
+                    if state.intent_reading is not None
+                    else {}
+                ),
             },
         )
         if state.sensor("prompt_injection") >= INJECTION_THRESHOLD:

@@ -36,7 +36,7 @@ def screen_turn(
     scope: Callable[[str], AbstractContextManager[None]] | None = None,
 ) -> Screened:
     """Read ``text`` (after ``history``) from the conversation state ``risk`` at ``now``."""
-    readings = sensors.read(text)
+    readings = sensors.read(text, history)
     if check is not None and "safety_risk" in readings:
         with (scope or _no_scope)("safety_check"):
             readings["safety_risk"] = check.review(readings["safety_risk"], text, history)

@@ -24,6 +24,7 @@ from rilai_desktop.contracts import (
 )
 from rilai_desktop.turn.ports import Recall
 from rilai_desktop.turn.safety_state import Assessment
+from rilai_desktop.turn.understanding.model import IntentReading
 
 # emit(kind, payload): append an event for the current turn to the log, then publish it.
 Emit = Callable[[EventKind, Mapping[str, Any]], None]
@@ -80,6 +81,7 @@ class TurnState:
     critics: list[CriticResult] = field(default_factory=list)
     flags: set[str] = field(default_factory=set)  # prompt_injection, safety_interrupt, ...
     safety: Assessment | None = None  # the turn read in its conversation (safety_state.py)
+    intent_reading: IntentReading | None = None  # the understanding model's (turn/understanding)
     stage_ms: dict[str, float] = field(default_factory=dict)
     tokens: dict[str, dict[str, int]] = field(default_factory=dict)  # stage -> counts
 

@@ -342,3 +342,69 @@ def test_the_shipped_set() -> None:
     dana = next(c for c in conversations if c.id == "dana-lisbon")
     assert dana.turns[-1].expect == ("Lisbon",) and dana.turns[-1].expect_met("It's Lisbon!")
     assert not dana.turns[-1].expect_met("somewhere lisbonish")  # whole words only
+
+
+# ── blind pairs for judges (issue 28) ────────────────────────────────────────────────
+
+
+def test_pairs_and_key_are_blind_and_scored_back(
+    ctx: Context, two: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], run: Run
+) -> None:
+    plain_llm = ScriptedLLM([], default="Plain reply here.", model_id="medium")
+    pairs, key = tmp_path / "pairs.md", tmp_path / "key.json"
+    report = _report(
+        capsys,
+        ctx,
+        _args(two, pairs=str(pairs), key=str(key)),
+        FakeCompanions(tmp_path),
+        plain=LLMPlainChat(plain_llm),
+    )
+    md = pairs.read_text(encoding="utf-8")
+    secret = json.loads(key.read_text(encoding="utf-8"))
+    assert len(secret["pairs"]) == len(report["per_turn"]) == 4
+    assert md.count("**Reply A**") == 4 and md.count("**Reply B**") == 4
+    for word in ("Rilai", "plain", "intent", "label", "finding"):
+        assert word not in md.split("## p001")[1]  # nothing but the texts
+    assert "Earlier in this conversation they wrote:" in md
+    assert {tuple(sorted((p["A"], p["B"]))) for p in secret["pairs"].values()} == {
+        ("plain", "rilai")
+    }
+    # a judge who always prefers Rilai, another who always prefers the plain side
+    fond = {p: ("A" if v["A"] == "rilai" else "B") for p, v in secret["pairs"].items()}
+    cold = {p: ("B" if v == "A" else "A") for p, v in fond.items()}
+    cold["p001"] = "tie"
+    (tmp_path / "fond.json").write_text(json.dumps(fond), encoding="utf-8")
+    (tmp_path / "cold.json").write_text(json.dumps(cold), encoding="utf-8")
+    scored = run(
+        "eval",
+        "score",
+        str(key),
+        str(tmp_path / "fond.json"),
+        str(tmp_path / "cold.json"),
+        "--json",
+    ).json()
+    first, second = scored["judges"]
+    assert (first["rilai_wins"], first["win_rate"], first["decisive_win_rate"]) == (4, 1.0, 1.0)
+    assert (second["other_wins"], second["ties"], second["win_rate"]) == (3, 1, 0.125)
+    assert scored["agreement"] == 0.0
+    text = run("eval", "score", str(key), str(tmp_path / "fond.json"))
+    assert text.code == 0 and "win rate" in text.out
+
+
+def test_pairs_need_a_key(ctx: Context, two: Path, tmp_path: Path) -> None:
+    from rilai_desktop.cli.commands.eval_cmd import EvalInputError
+
+    with pytest.raises(EvalInputError, match="go together"):
+        eval_cmd.run(_args(two, pairs=str(tmp_path / "p.md"), key=None), ctx)
+
+
+def test_score_names_a_bad_verdict(run: Run, tmp_path: Path) -> None:
+    key = tmp_path / "key.json"
+    key.write_text(json.dumps({"other": "plain", "pairs": {"p001": {"A": "rilai", "B": "plain"}}}))
+    bad = tmp_path / "v.json"
+    bad.write_text(json.dumps({"p001": "C"}))
+    result = run("eval", "score", str(key), str(bad))
+    assert result.code == 2 and "p001" in result.err and "A, B or tie" in result.err
+    missing = tmp_path / "m.json"
+    missing.write_text("{}")
+    assert "no verdict for 1 pairs" in run("eval", "score", str(key), str(missing)).err

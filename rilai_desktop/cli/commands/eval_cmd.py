@@ -1,4 +1,5 @@
-"""`rilai eval replies [FILE] [--json] [--side-by-side OUT.md] [--limit N] [--only CATEGORY]`.
+"""`rilai eval replies [FILE] [--json] [--side-by-side OUT.md] [--pairs OUT.md --key KEY.json]
+[--limit N] [--only CATEGORY]`.
 
 Runs scripted conversations (default ``tests/data/replies/conversations.jsonl``) through
 the real turn on the installed models, one fresh data folder per conversation, and reports
@@ -19,7 +20,7 @@ from typing import Any
 
 from rilai_desktop.cli.commands._context import Context
 from rilai_desktop.cli.commands.output import emit_json, table
-from rilai_desktop.cli.evaluation import side_by_side
+from rilai_desktop.cli.evaluation import blind_pairs, side_by_side
 from rilai_desktop.cli.evaluation.conversations import DEFAULT_SET, load_conversations, select
 from rilai_desktop.cli.evaluation.plain import PlainChat
 from rilai_desktop.cli.evaluation.replies import (
@@ -28,6 +29,17 @@ from rilai_desktop.cli.evaluation.replies import (
     run_conversations,
     summarise,
 )
+from rilai_desktop.errors import RilaiError
+
+
+class EvalInputError(RilaiError):
+    """Options of `rilai eval replies` that do not go together."""
+
+    code = "RIL-057"
+    name = "EvalInputError"
+    recovery_suggestions = [  # noqa: RUF012 - the RilaiError convention: class-level hints
+        "rilai eval replies [FILE] --pairs PAIRS.md --key KEY.json",
+    ]
 
 
 def _progress(line: str) -> None:
@@ -51,18 +63,25 @@ def run(
     limit = getattr(args, "limit", None)
     conversations = select(load_conversations(path), only=getattr(args, "only", None), limit=limit)
     out = Path(args.side_by_side) if getattr(args, "side_by_side", None) else None
+    pairs, key = getattr(args, "pairs", None), getattr(args, "key", None)
+    if bool(pairs) != bool(key):
+        raise EvalInputError("--pairs and --key go together: the judges' file and its key")
+    side = out is not None or pairs is not None
     turns = sum(len(c.turns) for c in conversations)
     _progress(f"rilai eval replies: {len(conversations)} conversations, {turns} turns from {path}")
     if companions is not None:
         rows = run_conversations(
-            conversations, companions, plain=plain if out else None, progress=_progress
+            conversations, companions, plain=plain if side else None, progress=_progress
         )
     else:
-        rows = _run_real(ctx, conversations, side=out is not None)
+        rows = _run_real(ctx, conversations, side=side)
     report = summarise(rows, source=str(path), voice_model=_voice_model(rows))
     if out is not None:
         side_by_side.write(report, out)
         _progress(f"side by side written to {out}")
+    if pairs and key:
+        count = blind_pairs.write_pairs(report, Path(pairs), Path(key))
+        _progress(f"{count} blind pairs written to {pairs}; the key to {key}")
     if ctx.json:
         emit_json(report)
     else:

@@ -31,6 +31,7 @@ from typing import Any
 
 from rilai_desktop.cli.commands._context import Context
 from rilai_desktop.cli.commands.output import emit_json, table
+from rilai_desktop.cli.commands.sense_corpus import corpus_section
 from rilai_desktop.cli.commands.sense_learned import learned_section, sensors_with_learned_layer
 from rilai_desktop.cli.commands.sense_safety import print_screen, screen_section
 from rilai_desktop.contracts.sensor import SENSOR_NAMES, SensorOutput
@@ -232,6 +233,7 @@ def _eval_default(args: Namespace, split: str, ctx: Context, sensors: FastSensor
                 "screen": screen,
                 "bars": screen["bars"] if screen else safety["bars"],
                 "learned": learned_section(args, ctx, rows, split),
+                "corpus": corpus_section(args, ctx, split),
             }
         )
         return 0
@@ -242,6 +244,7 @@ def _eval_default(args: Namespace, split: str, ctx: Context, sensors: FastSensor
         print()
         print_screen(safety_set, screen)
     learned_section(args, ctx, rows, split)
+    corpus_section(args, ctx, split)
     return 0
 
 

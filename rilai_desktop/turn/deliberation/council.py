@@ -18,6 +18,7 @@ from rilai_desktop.contracts import Claim, ClaimType, CouncilDecision, SpeechAct
 from rilai_desktop.contracts.council import INTENTS
 from rilai_desktop.contracts.llm import LLM, Completion, Usage
 from rilai_desktop.contracts.numbers import clamp
+from rilai_desktop.turn.deliberation.council_classifier import MODES, classified_intent
 from rilai_desktop.turn.deliberation.council_rules import (
     ADVICE_DECLINED,
     ADVICE_QUESTION,
@@ -119,8 +120,13 @@ def _ranked(state: TurnState) -> list[Claim]:
 class Council:
     """Decides whether and how Rilai answers this turn. ``decide`` never raises."""
 
-    def __init__(self, model: LLM | None = None, *, prompts: Prompts) -> None:
+    def __init__(
+        self, model: LLM | None = None, *, prompts: Prompts, classifier: str = "model"
+    ) -> None:
+        if classifier not in MODES:
+            raise ValueError(f"classifier mode must be one of {MODES}, not {classifier!r}")
         self._model = model
+        self.classifier = classifier
         self._prompts = prompts
         self._template = _load_prompt(prompts)
 
@@ -153,6 +159,12 @@ class Council:
 
         used_model, usage, model_tone = False, None, None
         intent = ruling.intent
+        learned = classified_intent(state, ruling, self.classifier)
+        if learned is not None:
+            intent, why = learned
+            reasons.append(why)
+            if intent != ruling.intent:
+                ruling = _ruling_for(intent, state, ruling)
         if intent is None:
             intent, model_tone, used_model, usage = self._open_intent(state, reasons)
             ruling = _ruling_for(intent, state, ruling)
@@ -170,6 +182,12 @@ class Council:
             return CouncilDecision(speak=False, urgency="low", speech_act=SpeechAct(
                 intent="observe", do_not=list(ALWAYS_DO_NOT)))  # fmt: skip
         intent = ruling.intent
+        learned = classified_intent(state, ruling, self.classifier)
+        if learned is not None:
+            intent, why = learned
+            reasons.append(why)
+            if intent != ruling.intent:
+                ruling = _ruling_for(intent, state, ruling)
         if intent is None:
             intent = open_intent if open_intent in MODEL_INTENTS else _fallback_intent(state)[0]
             ruling = _ruling_for(intent, state, ruling)

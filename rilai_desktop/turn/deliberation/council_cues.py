@@ -123,6 +123,46 @@ def practical_request(text: str) -> str | None:
     return None if found is None else found.group(0)
 
 
+_FORGET_REQUEST = re.compile(
+    r"\b(?:can|could|would|will)\s+(?:you|u)\s+(?:please\s+|pls\s+|just\s+)?"
+    r"(?:forget|delete|erase|remove|unlearn|wipe)\b"
+    r"|^\s*(?:please\s+|pls\s+)?(?:forget|delete|erase|remove|wipe)\s+(?:what|everything|all|that"
+    r"|the\s+(?:thing|stuff|part))\b.{0,40}\b(?:i\s+(?:said|told|wrote|shared|mentioned)|about)\b"
+    r"|\bi\s+(?:want|need)\s+(?:you\s+)?to\s+(?:forget|delete|erase)\b",
+    re.IGNORECASE,
+)
+_PRODUCT_QUESTION = re.compile(
+    r"\bwhere\s+(?:is|are|do\s+you\s+(?:keep|store|save|put))\s+(?:all\s+)?(?:my|our|this|the|these)"
+    r"\s+(?:data|stuff|chats?|conversations?|messages?|info|information|memories|notes)\b"
+    r"|\b(?:is|are)\s+(?:my|our|this|the)\s+(?:data|chats?|conversations?|messages?|info)"
+    r"\s+(?:stored|kept|saved|sent|private|safe|encrypted|uploaded)\b"
+    r"|\b(?:do|does|are|is)\s+(?:you|u|this|it|anything)\s+(?:\w+\s+)?(?:send|sending|sent|upload"
+    r"|uploading|share|sharing)\b.{0,40}\b(?:server|cloud|internet|online|company|anyone|openai"
+    r"|google|developers?)\b"
+    r"|\bwho\s+(?:else\s+)?(?:can|could)\s+(?:read|see)\s+(?:this|what|my|our)\b"
+    r"|\bare\s+(?:you|u)\s+(?:online|connected\s+to\s+the\s+internet|in\s+the\s+cloud)\b"
+    r"|\bdo\s+(?:you|u)\s+(?:even\s+|actually\s+|really\s+)?(?:remember|store|save|keep|record)"
+    r"\s+(?:anything|everything|things|stuff|what\s+i\s+(?:say|tell|write)|our\s+(?:chats?"
+    r"|conversations?))\b"
+    r"|\bwill\s+(?:you|u)\s+(?:still\s+)?remember\s+(?:this|that|me|it)\b"
+    r"|\bdo\s+(?:you|u)\s+have\s+(?:a\s+|any\s+)?memory\b",
+    re.IGNORECASE,
+)
+
+
+def forget_request(text: str) -> str | None:
+    """They ask Rilai to forget something ("can you forget what I told you about my ex?")."""
+    found = _FORGET_REQUEST.search(text)
+    return None if found is None else found.group(0)
+
+
+def product_question(text: str) -> str | None:
+    """A question about Rilai's memory or their data ("where is my data stored?", "do you
+    actually remember what I say?", "are you sending this to a server?")."""
+    found = _PRODUCT_QUESTION.search(text)
+    return None if found is None else found.group(0)
+
+
 def about_rilai(text: str) -> str | None:
     """A question about Rilai itself ("do you even have a favourite kind of music?")."""
     found = _ABOUT_RILAI.search(text)

@@ -38,9 +38,11 @@ from typing import Final
 from rilai_desktop.contracts.council import INTENTS
 from rilai_desktop.turn.deliberation.council_cues import (
     about_rilai,
+    forget_request,
     good_news,
     hard_news,
     practical_request,
+    product_question,
     says_little,
 )
 from rilai_desktop.turn.sensors import ADVICE_DECLINED as ADVICE_DECLINED
@@ -140,6 +142,11 @@ _MEMORY_QUESTION = re.compile(
     re.IGNORECASE,
 )
 MEMORY_POINT: Final[str] = "they ask what you remember: answer it plainly from your notes"
+# a question about Rilai's memory or their data, and a request to forget (the voice also
+# gets the product facts, prompts/voice/product_facts.md, for every meta turn)
+PRODUCT_POINT: Final[str] = "answer plainly from the facts about you"
+FORGET_POINT: Final[str] = "they can delete it themselves in the Memory window (Ctrl+M)"
+PRODUCT_DO_NOT: Final[tuple[str, ...]] = ("say you cannot remember or forget",)
 # questions that are advice in disguise ("Have you tried meditating?")
 ADVICE_QUESTION = re.compile(
     r"\b(?:have\s+you\s+(?:tried|considered|thought\s+about)|why\s+(?:don't|not)\b"
@@ -392,6 +399,21 @@ def rule(state: TurnState) -> Ruling:
 
     probe, rupture = sense("ai_feelings_probe"), sense("rupture")
     asked_about_rilai = about_rilai(text)
+    forget, product = forget_request(text), product_question(text)
+    if (forget or product) and rupture < th:
+        what = (
+            f"a request to forget {forget!r}"
+            if forget
+            else f"a question about memory or data {product!r}"
+        )
+        return Ruling(
+            "meta",
+            [f"{what} → meta, from the product facts"],
+            key_points=[FORGET_POINT if forget else PRODUCT_POINT],
+            do_not=[*META_DO_NOT, *PRODUCT_DO_NOT],
+            tone="honest, warm",
+        )
+
     if memory_question(text) and rupture < th:
         return Ruling(
             "observe",

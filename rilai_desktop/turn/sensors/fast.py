@@ -25,8 +25,8 @@ per-sensor heads over the message's embedding blended with the rules' readings. 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
-from typing import Final
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Final
 
 from rilai_desktop.contracts.sensor import SENSOR_NAMES, SensorOutput
 from rilai_desktop.turn.sensors.advice import read_advice
@@ -40,6 +40,9 @@ from rilai_desktop.turn.sensors.safety_bank import BankLayer
 from rilai_desktop.turn.sensors.scoring import Reading
 from rilai_desktop.turn.sensors.social import read_ai_feelings_probe, read_relational_bid
 from rilai_desktop.turn.sensors.text import Text, normalise
+
+if TYPE_CHECKING:
+    from rilai_desktop.turn.understanding import IntentReading, UnderstandingLayer
 
 log = logging.getLogger(__name__)
 
@@ -74,22 +77,43 @@ class FastSensors:
     ``learned``: the optional learned layer over the rules (None: the rules alone).
     ``bank``: the optional safety exemplar bank (``safety_bank.py``), applied after it; it
     only ever raises ``safety_risk``.
+    ``understanding``: the optional understanding model (``turn/understanding``): it reads
+    the message in its conversation and replaces the ``learned`` blend when present; it
+    also reads the intent (``intent_reading``).
     """
 
-    def __init__(self, learned: LearnedLayer | None = None, bank: BankLayer | None = None) -> None:
+    def __init__(
+        self,
+        learned: LearnedLayer | None = None,
+        bank: BankLayer | None = None,
+        understanding: UnderstandingLayer | None = None,
+    ) -> None:
         self.learned = learned
         self.bank = bank
+        self.understanding = understanding
 
-    def read(self, text: str) -> dict[str, SensorOutput]:
-        """All nine readings for ``text``, keyed and ordered as ``SENSOR_NAMES``; never raises."""
+    def read(self, text: str, history: Sequence[Mapping[str, Any]] = ()) -> dict[str, SensorOutput]:
+        """All nine readings for ``text`` (after ``history``, oldest first: {role, content}),
+        keyed and ordered as ``SENSOR_NAMES``; never raises."""
         readings = self.read_rules(text)
         if not isinstance(text, str) or normalise(text).is_blank():
             return readings
-        if self.learned is not None:
+        if self.understanding is not None:
+            readings = self.understanding.apply(text, readings, history)
+        elif self.learned is not None:
             readings = self.learned.apply(text, readings)
         if self.bank is not None:
             readings = self.bank.apply(text, readings)
         return readings
+
+    def intent_reading(
+        self, text: str, history: Sequence[Mapping[str, Any]] = ()
+    ) -> IntentReading | None:
+        """The understanding model's intent for the message ``read`` last saw (None without
+        the model, or when it could not read it)."""
+        if self.understanding is None or not isinstance(text, str):
+            return None
+        return self.understanding.intent_for(text, history)
 
     def read_rules(self, text: str) -> dict[str, SensorOutput]:
         """The rules' readings alone (what ``read`` returns without a learned layer)."""

@@ -48,7 +48,8 @@ CUES: Final[tuple[Cue, ...]] = (
         negatable=False,
     ),
     cue(
-        r"\b(?:ignore|disregard|forget)\b (?:what (?:you were|you've been|you are|ur|i) told"
+        r"\b(?:ignore|disregard|forget)\b (?:what (?:you were|you've been|you are|ur) told"
+        r"|what i told (?:you |u )?(?!(?:you |u )?(?:about|regarding|re|of)\b)"
         r"|everything (?:you were told|above|before|else)|all (?:of )?(?:that|the above)|the above"
         r"|(?:them|it|those|these) (?:for the rest|from now|going forward|after))",
         0.8,

@@ -151,6 +151,27 @@ HUMAN_CLAIM = _any(
     r"|go\w*\s+(?:out|for\s+a|to\s+the|somewhere|shopping|dancing)"
     r"|tak\w*\s+a\s+(?:walk|trip|stroll)\b(?!\s+(?:through|down\s+memory)))",
 )
+# ── truthfulness: what the reply says about Rilai itself (prompts/voice/product_facts.md):
+# it remembers, on this computer only, and the person can see and delete what it keeps
+PRODUCT_FALSE = _any(
+    r"\bI\s+(?:don't|do\s+not|can't|cannot|can\s+not|am\s+(?:not\s+able|unable)\s+to)\s+"
+    r"(?:have\s+(?:the\s+)?(?:ability|capacity|capability)\s+to\s+)?"
+    r"(?:remember|store|save|retain|recall|keep\s+track\s+of)\s+(?:or\s+forget\s+)?"
+    r"(?:anything|things|information|past|previous|our|your\s+(?:personal|data|information"
+    r"|conversations?|messages?)|what\s+(?:you|we))\b",
+    r"\bI\s+(?:don't|do\s+not)\s+have\s+(?:the\s+ability\s+to\s+remember|(?:a|any)\s+memory"
+    r"|memories|access\s+to\s+(?:your\s+)?(?:personal\s+information|past|previous|our\s+past))\b",
+    r"\bI\s+(?:can't|cannot|can\s+not|am\s+(?:not\s+able|unable)\s+to)\s+(?:really\s+)?"
+    r"(?:forget|delete|erase|remove)\b",
+    r"\b(?:each|every)\s+(?:conversation|chat|session)\s+(?:starts|is|begins)\s+"
+    r"(?:fresh|new|from\s+scratch|a\s+blank)\b",
+)
+CLOUD_CLAIM = _any(  # negation-aware: "nothing is sent to the cloud" is the truth
+    r"\b(?:stored|kept|saved|processed|sent|uploaded)\s+(?:securely\s+)?(?:on|in|to)\s+"
+    r"(?:the\s+cloud|(?:our|a|remote|secure|company)\s+servers?|the\s+internet|(?:my|our)"
+    r"\s+developers)\b",
+    r"\bI(?:'m|\s+am)\s+(?:a\s+)?(?:cloud|online)[-\s](?:based|service)\b",
+)
 HUMAN_AMBIGUOUS = _any(
     r"\bI\s+know\s+(?:exactly\s+)?how\s+(?:that|this|it|you)\s+feels?\b",
     r"\bI\s+feel\s+for\s+you\b",
@@ -402,6 +423,15 @@ def firmly_negated(text: str, start: int) -> bool:
         if word == "not" and i > 0 and window[i - 1] in _NOT_AFTER:
             return True
     return False
+
+
+_NOTHING = re.compile(r"\b(?:nothing|none|no\s+one|nobody|never|not)\b", re.IGNORECASE)
+
+
+def said_nothing_before(text: str, start: int) -> bool:
+    """ "Nothing is sent to the cloud": a nothing/none/never earlier in the clause."""
+    parts = _CLAUSE_END.split(text[max(0, start - 80) : start])
+    return _NOTHING.search(parts[-1] if parts else "") is not None
 
 
 def sentence_at(text: str, start: int, end: int) -> str:

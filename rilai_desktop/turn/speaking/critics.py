@@ -56,7 +56,9 @@ SEVERITY: Final[Mapping[str, Severity]] = {
 }
 FEEDBACK: Final[Mapping[str, str]] = {
     "premature_advice": "Do not give advice or suggestions; only acknowledge what they feel.",
-    "truthfulness": "Do not claim human feelings, a body or a past; speak honestly as an AI.",
+    "truthfulness": "Do not claim human feelings, a body or a past; speak honestly as an AI."
+    " You do remember what they share, only on this computer, and they can delete it in the"
+    " Memory window.",
     "evidence_honesty": "Do not mention earlier conversations unless they are in your memory.",
     "calibration": "Do not suggest they need only you; value the people in their life.",
     "cliches": "Avoid stock phrases; say it simply, in your own words.",
@@ -237,6 +239,11 @@ class Critics:
 
     def _truthfulness(self, text: str, ctx: _Context) -> CriticResult:
         name = "truthfulness"
+        false = P.find(P.PRODUCT_FALSE, text, negation="none") + [
+            h for h in P.find(P.CLOUD_CLAIM, text) if not P.said_nothing_before(text, h.start)
+        ]
+        if false:
+            return _result(name, False, f"contradicts the product facts: {false[0].phrase!r}")
         hits = P.find(P.HUMAN_CLAIM, text)
         if hits:
             return _result(

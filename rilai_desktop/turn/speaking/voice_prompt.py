@@ -155,6 +155,11 @@ def intent_line(intent: str, prompts: Prompts) -> str:
     return cut(text, 300) or DEFAULT_INTENT_LINES[intent]
 
 
+def product_facts(prompts: Prompts) -> str:
+    """The short note of product facts (``prompts/voice/product_facts.md``), or ""."""
+    return cut(_body(prompts.get("voice/product_facts.md")), 500)
+
+
 def _field(entry: object, keys: Sequence[str]) -> str:
     """The first non-empty string among ``keys`` of a recall entry (a dict)."""
     if isinstance(entry, str):
@@ -301,6 +306,10 @@ def _answer_parts(
     (what they said or feel) and the question it may ask."""
     rule_points: list[str] = []
     parts = [(intent_line(intent_of(decision), prompts), True)]
+    if intent_of(decision) == "meta":
+        facts = product_facts(prompts)
+        if facts:
+            parts.append((facts, False))  # words the reply may use: not a leak
     if decision is not None:
         act = decision.speech_act
         tone = clean_text(act.tone, 40).rstrip(".")

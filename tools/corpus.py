@@ -2,7 +2,7 @@
 
     python tools/corpus.py messages            # conversations/*.jsonl -> messages.jsonl (+ split)
     python tools/corpus.py packs [bNN ...]     # messages -> packs/bNN.jsonl for the labelers
-    python tools/corpus.py check FILE          # a labeler's file against its pack
+    python tools/corpus.py check FILE          # a labeler's (adjudicator's) file: complete?
     python tools/corpus.py agreement [--json]  # labels/bNN.{A,B}.jsonl -> Cohen's kappa
     python tools/corpus.py disputes            # where A and B differ -> disputes/bNN.jsonl
     python tools/corpus.py gold                # agreed + adjudicated/bNN.jsonl -> gold.jsonl
@@ -83,10 +83,12 @@ def cmd_packs(args: argparse.Namespace) -> int:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    """A labeler's file against its pack: every message once, in order, in the guide's shape."""
+    """A labeler's file against its pack (an adjudicator's against its disputes): every
+    message once, in the guide's shape."""
     path = Path(args.file)
     batch = path.name.split(".")[0]
-    pack = [r["id"] for r in read_jsonl(PACKS / f"{batch}.jsonl")]
+    source = DISPUTES if path.parent.name == "adjudicated" else PACKS
+    pack = [r["id"] for r in read_jsonl(source / f"{batch}.jsonl")]
     problems = []
     seen = []
     for number, row in enumerate(read_jsonl(path), 1):

@@ -7,7 +7,7 @@ BIN   := $(VENV)/bin
 export RILAI_MODELS_DIR ?= $(CURDIR)/models
 
 .PHONY: run test setup models-test models-all lint typecheck importlint unit clean-venv bench eval-replies \
-	package package-test
+	package package-test understanding-model
 
 setup:
 	@./tools/setup.sh
@@ -59,6 +59,13 @@ eval-replies: setup models-test
 		> eval-out/replies.json
 	@$(BIN)/python -c 'import json; r = json.load(open("eval-out/replies.json")); print(json.dumps(r["bars"], indent=1)); print("failed bars:", ", ".join(r["failed_bars"]) or "none")'
 	@echo "eval-out/replies.json, eval-out/replies-side-by-side.md"
+
+# The understanding model (docs/sensors.md, "The understanding model"): nine sensor heads
+# and the intent classifier, fitted on the corpus's train part and chosen on its dev part
+# (tests/data/corpus/gold.jsonl); deterministic, about a minute (the encoders' vectors are
+# cached in data/corpus-embeddings/). Writes rilai_desktop/turn/understanding/model.npz.
+understanding-model: setup
+	@$(BIN)/python tools/train_understanding.py
 
 # The Linux installers (docs/packaging.md): the PyInstaller bundle, then the .deb and the
 # .tar.gz made from it, then the report (sizes, glibc, first paint bundle vs source) in

@@ -6,6 +6,7 @@
     python tools/corpus.py agreement [--json]  # labels/bNN.{A,B}.jsonl -> Cohen's kappa
     python tools/corpus.py disputes            # where A and B differ -> disputes/bNN.jsonl
     python tools/corpus.py gold                # agreed + adjudicated/bNN.jsonl -> gold.jsonl
+    python tools/corpus.py replies-set         # test conversations for `rilai eval replies`
 
 Writers (tests/data/corpus/WRITING.md) and two independent labelers per message
 (GUIDE.md) are helper sessions; a third adjudicates what the two did not agree on. The
@@ -16,6 +17,7 @@ is the same on every machine and no choice of ours moves a message between parts
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import sys
 from pathlib import Path
@@ -42,6 +44,7 @@ DISPUTES = CORPUS_DIR / "disputes"
 ADJUDICATED = CORPUS_DIR / "adjudicated"
 GOLD = CORPUS_DIR / "gold.jsonl"
 AGREEMENT = CORPUS_DIR / "agreement.json"
+TEST_CONVERSATIONS = CORPUS_DIR / "test_conversations.jsonl"
 
 
 def read_jsonl(path: Path) -> list[dict[str, Any]]:
@@ -212,6 +215,28 @@ def cmd_gold(_: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_replies_set(_: argparse.Namespace) -> int:
+    """The test part's conversations in `rilai eval replies` format, with the gold intents:
+    the set the blind judging runs on (never tuned on). Ordered by a hash of the id, so the
+    first N (``--limit N``) mix every batch and language."""
+    gold = {r["id"]: r for r in read_jsonl(GOLD)}
+    out = []
+    for batch in batches():
+        for conv in read_jsonl(CONVERSATIONS / f"{batch}.jsonl"):
+            rows = expand_conversation(conv)
+            if rows[0]["split"] != "test" or not all(r["id"] in gold for r in rows):
+                continue
+            turns = [
+                {"user": r["text"], "intent": gold[r["id"]]["intent"], "category": conv["lang"]}
+                for r in rows
+            ]
+            out.append({"id": conv["conv"], "category": f"corpus-{conv['lang']}", "turns": turns})
+    out.sort(key=lambda c: hashlib.sha256(c["id"].encode()).hexdigest())
+    write_jsonl(TEST_CONVERSATIONS, out)
+    print(f"{TEST_CONVERSATIONS.name}: {len(out)} test conversations")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     sub = parser.add_subparsers(dest="cmd", required=True)
@@ -227,6 +252,7 @@ def main(argv: list[str] | None = None) -> int:
     agree.set_defaults(fn=cmd_agreement)
     sub.add_parser("disputes").set_defaults(fn=cmd_disputes)
     sub.add_parser("gold").set_defaults(fn=cmd_gold)
+    sub.add_parser("replies-set").set_defaults(fn=cmd_replies_set)
     args = parser.parse_args(argv)
     return int(args.fn(args))
 

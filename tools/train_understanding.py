@@ -9,7 +9,9 @@ conversation) fits, its dev part chooses, its test part is never read here.
    multilingual USE; cached in data/corpus-embeddings/) and the rules: the feature vector
    of ``turn/understanding/features.py``, standardised on train.
 2. Per sensor, a class-balanced logistic head (scikit-learn, lbfgs); C by dev AUROC of the
-   head, then the blend weight β with the rules by dev AUROC of the blend.
+   head, then the blend weight β with the rules: the best F1 at the sensor's decision
+   threshold among the blends within 0.01 of the best dev AUROC (the turn acts at the
+   threshold; the AUROC is what is reported).
 3. The intent: a class-balanced multinomial logistic regression; C by dev macro-F1; a
    temperature by dev log-loss; then the council mode and the confidence threshold by the
    macro-F1 of the whole council (rules + classifier, no model) on dev.
@@ -38,6 +40,7 @@ from rilai_desktop.cli.evaluation.corpus import GOLD, load_corpus  # noqa: E402
 from rilai_desktop.cli.evaluation.corpus_reading import history_of, macro_f1  # noqa: E402
 from rilai_desktop.contracts.council import INTENTS  # noqa: E402
 from rilai_desktop.contracts.sensor import SENSOR_NAMES  # noqa: E402
+from rilai_desktop.contracts.sensor import THRESHOLDS as THRESHOLD  # noqa: E402
 from rilai_desktop.turn.deliberation.council import Council  # noqa: E402
 from rilai_desktop.turn.prompts import Prompts  # noqa: E402
 from rilai_desktop.turn.sensors import FastSensors  # noqa: E402
@@ -59,10 +62,18 @@ from rilai_desktop.turn.understanding.model import (  # noqa: E402
 
 SCRIPT_VERSION = 1
 CACHE_DIR = REPO / "data" / "corpus-embeddings"  # git-ignored: one .npz per encoder
-CS = (0.003, 0.01, 0.03, 0.1, 0.3)
+CS = (0.001, 0.003, 0.01, 0.03, 0.1, 0.3)
+AUROC_SLACK = 0.01  # β: the best F1 at the threshold among blends this close to the best AUROC
 BETAS = tuple(round(0.05 * i, 2) for i in range(21))
-TEMPERATURES = tuple(round(0.5 + 0.1 * i, 1) for i in range(26))
+TEMPERATURES = tuple(round(0.2 + 0.1 * i, 1) for i in range(29))
 THRESHOLDS = tuple(round(0.3 + 0.025 * i, 3) for i in range(27))
+
+
+def f1_at(scores: list[float], labels: list[int], threshold: float) -> float:
+    tp = sum(1 for p, y in zip(scores, labels, strict=True) if p >= threshold and y)
+    fp = sum(1 for p, y in zip(scores, labels, strict=True) if p >= threshold and not y)
+    fn = sum(1 for p, y in zip(scores, labels, strict=True) if p < threshold and y)
+    return 2 * tp / (2 * tp + fp + fn) if tp else 0.0
 
 
 class Cached:
@@ -132,9 +143,10 @@ def main(argv: list[str] | None = None) -> int:
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--out", type=Path, default=MODEL_FILE)
+    parser.add_argument("--gold", type=Path, default=GOLD)
     args = parser.parse_args(argv)
 
-    rows = load_corpus(GOLD, ("train", "dev"))
+    rows = load_corpus(args.gold, ("train", "dev"))
     train = [r for r in rows if r.split == "train"]
     dev = [r for r in rows if r.split == "dev"]
     print(f"corpus: {len(train)} train, {len(dev)} dev messages (test not read)")
@@ -173,7 +185,7 @@ def main(argv: list[str] | None = None) -> int:
         yd = [r.label(s) for r in dev]
         rule_dev = [rule_readings[r.id][s] for r in dev]
         best = None
-        if 0 < y.sum() < len(y):
+        if 0 < y.sum() < len(y) and 0 < sum(yd) < len(yd):  # nothing to choose on: rules
             for c in CS:
                 lr = LogisticRegression(C=c, class_weight="balanced", max_iter=2000)
                 lr.fit(z_train, y)
@@ -185,15 +197,20 @@ def main(argv: list[str] | None = None) -> int:
             sensor_w.append(np.zeros(z_train.shape[1]))
             sensor_b.append(-10.0)
             betas.append(0.0)
-            report["sensors"][s] = {"positives": int(y.sum()), "note": "no head: rules alone"}
+            report["sensors"][s] = {
+                "positives": int(y.sum()),
+                "note": "no positives in train or dev: rules alone",
+            }
             continue
         head_auc, c, w, b, q = best
-        chosen = (auroc(rule_dev, yd) or 0.0, 0.0)
+        scored = []
         for beta in BETAS:
             blended = [blend(s, r, float(p), beta) for r, p in zip(rule_dev, q, strict=True)]
-            score = auroc(blended, yd) or 0.0
-            if score > chosen[0] + 1e-9:
-                chosen = (score, beta)
+            scored.append((auroc(blended, yd) or 0.0, f1_at(blended, yd, THRESHOLD[s]), beta))
+        top = max(a for a, _, _ in scored)
+        near = [t for t in scored if t[0] >= top - AUROC_SLACK]
+        auc_chosen, f1_chosen, beta_chosen = max(near, key=lambda t: (t[1], t[2]))
+        chosen = (auc_chosen, beta_chosen)
         sensor_w.append(w)
         sensor_b.append(b)
         betas.append(chosen[1])
@@ -205,6 +222,8 @@ def main(argv: list[str] | None = None) -> int:
             "dev_auroc_rules": round(auroc(rule_dev, yd) or 0.0, 3),
             "dev_auroc_head": round(head_auc, 3),
             "dev_auroc_blend": round(chosen[0], 3),
+            "dev_f1_rules": round(f1_at(rule_dev, yd, THRESHOLD[s]), 3),
+            "dev_f1_blend": round(f1_chosen, 3),
         }
         print(s, json.dumps(report["sensors"][s]), flush=True)
 

@@ -89,7 +89,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     """A labeler's file against its pack (an adjudicator's against its disputes): every
     message once, in the guide's shape."""
     path = Path(args.file)
-    batch = path.name.split(".")[0]
+    batch = path.name.split(".")[0]  # bNN.A.jsonl, bNN.jsonl, bNN.2.jsonl
     source = DISPUTES if path.parent.name == "adjudicated" else PACKS
     pack = [r["id"] for r in read_jsonl(source / f"{batch}.jsonl")]
     problems = []
@@ -127,10 +127,18 @@ def load_labels(batch: str, labeler: str) -> dict[str, tuple[frozenset[str], str
     return out
 
 
+def first_labeler(batch: str) -> dict[str, tuple[frozenset[str], str]]:
+    """Labeler A's labels — or C's, where a C file exists: a second session started when
+    A's had not come back in time (b03); C never saw A's or B's labels."""
+    if (LABELS / f"{batch}.C.jsonl").is_file():
+        return load_labels(batch, "C")
+    return load_labels(batch, "A")
+
+
 def paired() -> list[tuple[str, tuple[frozenset[str], str], tuple[frozenset[str], str]]]:
     pairs = []
     for batch in batches():
-        a, b = load_labels(batch, "A"), load_labels(batch, "B")
+        a, b = first_labeler(batch), load_labels(batch, "B")
         pairs.extend((i, a[i], b[i]) for i in a if i in b)
     return pairs
 
@@ -158,7 +166,7 @@ def cmd_agreement(args: argparse.Namespace) -> int:
 def cmd_disputes(_: argparse.Namespace) -> int:
     messages = {r["id"]: r for r in read_jsonl(MESSAGES)}
     for batch in batches():
-        a, b = load_labels(batch, "A"), load_labels(batch, "B")
+        a, b = first_labeler(batch), load_labels(batch, "B")
         out = []
         for ident in sorted(set(a) & set(b), key=lambda i: list(messages).index(i)):
             (sa, ia), (sb, ib) = a[ident], b[ident]
@@ -182,9 +190,14 @@ def cmd_gold(_: argparse.Namespace) -> int:
     gold: list[dict[str, Any]] = []
     missing = 0
     for batch in batches():
-        a, b = load_labels(batch, "A"), load_labels(batch, "B")
-        path = ADJUDICATED / f"{batch}.jsonl"
-        decided = {r["id"]: r for r in read_jsonl(path)} if path.is_file() else {}
+        a, b = first_labeler(batch), load_labels(batch, "B")
+        decided: dict[str, dict[str, Any]] = {}
+        # the adjudicator's file; a second adjudicator's (.2, started when the first had not
+        # come back in time) fills what the first has not decided
+        for path in (ADJUDICATED / f"{batch}.jsonl", ADJUDICATED / f"{batch}.2.jsonl"):
+            if path.is_file():
+                for r in read_jsonl(path):
+                    decided.setdefault(r["id"], r)
         for row in messages:
             ident = row["id"]
             if not ident.startswith(batch + "-") or ident not in a or ident not in b:

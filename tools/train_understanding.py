@@ -62,7 +62,7 @@ from rilai_desktop.turn.understanding.model import (  # noqa: E402
 
 SCRIPT_VERSION = 1
 CACHE_DIR = REPO / "data" / "corpus-embeddings"  # git-ignored: one .npz per encoder
-CS = (0.001, 0.003, 0.01, 0.03, 0.1, 0.3)
+CS = (0.0005, 0.001, 0.003, 0.01, 0.03, 0.1, 0.3)
 AUROC_SLACK = 0.01  # β: the best F1 at the threshold among blends this close to the best AUROC
 BETAS = tuple(round(0.05 * i, 2) for i in range(21))
 TEMPERATURES = tuple(round(0.2 + 0.1 * i, 1) for i in range(29))

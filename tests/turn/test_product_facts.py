@@ -125,3 +125,13 @@ def test_true_replies_pass(reply: str) -> None:
         r for r in Critics(prompts=PROMPTS).review(reply, state) if r.critic == "truthfulness"
     )
     assert result.passed, result.reason
+
+
+def test_the_voice_is_told_the_persons_language() -> None:
+    from rilai_desktop.turn.speaking.voice_prompt import language_line, notes_message
+
+    state = TurnState("s", 1, "depuis que Monique est partie, la maison est bien calme")
+    assert language_line(state) == "They write in French: answer in French."
+    assert "answer in French" in notes_message(state, prompts=PROMPTS)
+    assert language_line(state) in private_texts(state, prompts=PROMPTS)
+    assert language_line(TurnState("s", 1, "the house is very quiet since she left")) == ""

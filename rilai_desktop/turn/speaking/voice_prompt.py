@@ -36,6 +36,7 @@ from rilai_desktop.turn.deliberation.council_rules import (
 )
 from rilai_desktop.turn.ports import Recall
 from rilai_desktop.turn.prompts import Prompts
+from rilai_desktop.turn.speaking.language import message_language
 from rilai_desktop.turn.speaking.prompt_text import clean_text, cut
 from rilai_desktop.turn.speaking.pronouns import episode_note, third_person
 from rilai_desktop.turn.state import TurnState
@@ -363,6 +364,7 @@ def private_texts(state: TurnState, feedback: Sequence[str] = (), *, prompts: Pr
         ASKED_OPENING,
         *(text for text, private in parts if private),
         *rule_points,
+        *([line] if (line := language_line(state)) else []),
     ]
 
 
@@ -414,8 +416,21 @@ def notes_message(state: TurnState, feedback: Sequence[str] = (), *, prompts: Pr
     blocks = [
         memory_block(state.recall, asked=asked),
         answer_block(state.decision, feedback, prompts=prompts),
+        language_line(state),
     ]
     return f"{NOTES_OPENING} " + " ".join(b for b in blocks if b)
+
+
+LANGUAGE_NAMES: Final[dict[str, str]] = {
+    "es": "Spanish", "pt": "Portuguese", "fr": "French", "de": "German", "it": "Italian",
+}  # fmt: skip
+
+
+def language_line(state: TurnState) -> str:
+    """ "They write in Spanish: answer in Spanish." when they do not write in English (the
+    1.5B voice answered French and Portuguese messages in English without it)."""
+    name = LANGUAGE_NAMES.get(message_language(state.user_text, state.history))
+    return f"They write in {name}: answer in {name}." if name else ""
 
 
 def turn_message(state: TurnState, feedback: Sequence[str] = (), *, prompts: Prompts) -> str:

@@ -75,12 +75,15 @@ def test_heads_read_people(sensors: FastSensors, embedder: EmbeddingService) -> 
 
 
 def test_blend_keeps_evidence_and_strong_safety(sensors: FastSensors) -> None:
+    # with the understanding model shipped (issue 28) it does the blending ("model 0.83");
+    # without it, the learned layer ("learned 0.83")
+    mark = "model" if sensors.understanding is not None else "learned"
     for text in [*HEAVY, *ANNOYED, *LIGHT, "lol I want to die 😅"]:
         rules = FastSensors().read_rules(text)
         out = sensors.read(text)
         for name in sensors.learned.heads.heads if sensors.learned else ():
             assert out[name].evidence == rules[name].evidence
-            assert "learned" in out[name].notes
+            assert mark in out[name].notes
         if rules["safety_risk"].probability >= 0.5:
             assert out["safety_risk"].probability >= rules["safety_risk"].probability
 

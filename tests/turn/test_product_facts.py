@@ -135,3 +135,10 @@ def test_the_voice_is_told_the_persons_language() -> None:
     assert "answer in French" in notes_message(state, prompts=PROMPTS)
     assert language_line(state) in private_texts(state, prompts=PROMPTS)
     assert language_line(TurnState("s", 1, "the house is very quiet since she left")) == ""
+
+
+def test_no_personal_memories_is_false_too() -> None:
+    from rilai_desktop.turn.speaking import critic_patterns as P
+
+    reply = "Sorry, I'm just a computer program, and I don't have personal memories."
+    assert P.find(P.PRODUCT_FALSE, reply, negation="none")

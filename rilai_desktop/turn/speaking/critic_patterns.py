@@ -159,8 +159,10 @@ PRODUCT_FALSE = _any(
     r"(?:remember|store|save|retain|recall|keep\s+track\s+of)\s+(?:or\s+forget\s+)?"
     r"(?:anything|things|information|past|previous|our|your\s+(?:personal|data|information"
     r"|conversations?|messages?)|what\s+(?:you|we))\b",
-    r"\bI\s+(?:don't|do\s+not)\s+have\s+(?:the\s+ability\s+to\s+remember|(?:a|any)\s+memory"
-    r"|memories|access\s+to\s+(?:your\s+)?(?:personal\s+information|past|previous|our\s+past))\b",
+    r"\bI\s+(?:don't|do\s+not)\s+have\s+(?:the\s+ability\s+to\s+remember"
+    r"|(?:a\s+|any\s+)?(?:personal\s+|real\s+|long-term\s+)?memor(?:y|ies)"
+    r"(?!\s+of\s+(?:that|this|it|you\s+saying|us\s+talking|your\s+saying))"
+    r"|access\s+to\s+(?:your\s+)?(?:personal\s+information|past|previous|our\s+past))\b",
     r"\bI\s+(?:can't|cannot|can\s+not|am\s+(?:not\s+able|unable)\s+to)\s+(?:really\s+)?"
     r"(?:forget|delete|erase|remove)\b",
     r"\b(?:each|every)\s+(?:conversation|chat|session)\s+(?:starts|is|begins)\s+"

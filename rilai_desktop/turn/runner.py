@@ -408,11 +408,7 @@ class TurnRunner:
                 "evidence": {n: o.evidence[:3] for n, o in state.sensors.items() if o.evidence},
                 "notes": {n: o.notes for n, o in state.sensors.items() if o.notes},
                 "risk": assessment.as_payload(),
-                **(
-                    {"intent": state.intent_reading.as_payload()}
-                    if state.intent_reading is not None
-                    else {}
-                ),
+                **({"intent": r.as_payload()} if (r := state.intent_reading) else {}),
             },
         )
         if state.sensor("prompt_injection") >= INJECTION_THRESHOLD:

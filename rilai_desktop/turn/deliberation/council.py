@@ -158,18 +158,23 @@ class Council:
             return CouncilOutcome(decision, reasons, used_model=False)
 
         used_model, usage, model_tone = False, None, None
-        intent = ruling.intent
-        learned = classified_intent(state, ruling, self.classifier)
-        if learned is not None:
-            intent, why = learned
-            reasons.append(why)
-            if intent != ruling.intent:
-                ruling = _ruling_for(intent, state, ruling)
+        ruling, intent = self._classified(state, ruling, reasons)
         if intent is None:
             intent, model_tone, used_model, usage = self._open_intent(state, reasons)
             ruling = _ruling_for(intent, state, ruling)
         return CouncilOutcome(_assemble(state, ruling, intent, model_tone, reasons), reasons,
                               used_model, usage)  # fmt: skip
+
+    def _classified(
+        self, state: TurnState, ruling: Ruling, reasons: list[str]
+    ) -> tuple[Ruling, str | None]:
+        """The ruling and intent after the learned intent (council_classifier.py) had its say."""
+        learned = classified_intent(state, ruling, self.classifier)
+        if learned is None:
+            return ruling, ruling.intent
+        intent, why = learned
+        reasons.append(why)
+        return (ruling if intent == ruling.intent else _ruling_for(intent, state, ruling)), intent
 
     def replay(self, state: TurnState, open_intent: str | None = None) -> CouncilDecision:
         """The rules' decision for ``state`` without a model call: where the rules leave
@@ -181,13 +186,7 @@ class Council:
         if not ruling.speak:
             return CouncilDecision(speak=False, urgency="low", speech_act=SpeechAct(
                 intent="observe", do_not=list(ALWAYS_DO_NOT)))  # fmt: skip
-        intent = ruling.intent
-        learned = classified_intent(state, ruling, self.classifier)
-        if learned is not None:
-            intent, why = learned
-            reasons.append(why)
-            if intent != ruling.intent:
-                ruling = _ruling_for(intent, state, ruling)
+        ruling, intent = self._classified(state, ruling, reasons)
         if intent is None:
             intent = open_intent if open_intent in MODEL_INTENTS else _fallback_intent(state)[0]
             ruling = _ruling_for(intent, state, ruling)

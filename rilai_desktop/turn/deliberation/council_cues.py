@@ -150,6 +150,32 @@ _PRODUCT_QUESTION = re.compile(
 )
 
 
+# "do you remember where I moved?", "what did I tell you about my sister?", "what's my job?"
+_MEMORY_QUESTION = re.compile(
+    r"\b(?:do|did|can|could|would)\s+you\s+(?:still\s+)?(?:remember|recall)\s+"
+    r"(?:what|where|who|when|which|how|why|if|that|my|me|about|the|i|we)\b"
+    r"|\b(?:remember|recall)\s+(?:what|where|who|when|which|my)\b[^.!]*\?"
+    r"|\bwhat\s+(?:did|have)\s+i\s+(?:say|said|tell|told|mention|mentioned)\b"
+    r"|\b(?:did|have)\s+i\s+(?:ever\s+)?(?:tell|told|mention(?:ed)?)\s+you\s+(?:about\s+)?"
+    r"(?:my|what|where|who|when|which|the|her|his|their)\b"
+    r"|\b(?:what|where|who|when)\s+did\s+i\s+(?:say|tell\s+you)\b"
+    r"|\bwhat(?:'s|s|\s+is|\s+was)\s+my\s+\w+(?:'s)?(?:\s+(?:name|called|again))*\s*\?"
+    r"|\bwhere\s+(?:did|do)\s+i\s+(?:say\s+i\s+)?(?:move|moved|live|work|grow\s+up)\b[^.!]*\?",
+    re.IGNORECASE,
+)
+MEMORY_POINT: Final[str] = "they ask what you remember: answer it plainly from your notes"
+# a question about Rilai's memory or their data, and a request to forget (the voice also
+# gets the product facts, prompts/voice/product_facts.md, for every meta turn)
+PRODUCT_POINT: Final[str] = "answer plainly from the facts about you"
+FORGET_POINT: Final[str] = "they can delete it themselves in the Memory window (Ctrl+M)"
+PRODUCT_DO_NOT: Final[tuple[str, ...]] = ("say you cannot remember or forget",)
+
+
+def memory_question(text: str) -> bool:
+    """A question about what Rilai remembers of them ("do you remember where I moved?")."""
+    return _MEMORY_QUESTION.search(text) is not None
+
+
 def forget_request(text: str) -> str | None:
     """They ask Rilai to forget something ("can you forget what I told you about my ex?")."""
     found = _FORGET_REQUEST.search(text)

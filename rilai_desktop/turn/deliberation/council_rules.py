@@ -37,10 +37,15 @@ from typing import Final
 
 from rilai_desktop.contracts.council import INTENTS
 from rilai_desktop.turn.deliberation.council_cues import (
+    FORGET_POINT,
+    MEMORY_POINT,
+    PRODUCT_DO_NOT,
+    PRODUCT_POINT,
     about_rilai,
     forget_request,
     good_news,
     hard_news,
+    memory_question,
     practical_request,
     product_question,
     says_little,
@@ -128,25 +133,6 @@ _DECLINED = re.compile(
     re.IGNORECASE,
 )
 _WORD = re.compile(r"[a-z0-9']+")
-# "do you remember where I moved?", "what did I tell you about my sister?", "what's my job?"
-_MEMORY_QUESTION = re.compile(
-    r"\b(?:do|did|can|could|would)\s+you\s+(?:still\s+)?(?:remember|recall)\s+"
-    r"(?:what|where|who|when|which|how|why|if|that|my|me|about|the|i|we)\b"
-    r"|\b(?:remember|recall)\s+(?:what|where|who|when|which|my)\b[^.!]*\?"
-    r"|\bwhat\s+(?:did|have)\s+i\s+(?:say|said|tell|told|mention|mentioned)\b"
-    r"|\b(?:did|have)\s+i\s+(?:ever\s+)?(?:tell|told|mention(?:ed)?)\s+you\s+(?:about\s+)?"
-    r"(?:my|what|where|who|when|which|the|her|his|their)\b"
-    r"|\b(?:what|where|who|when)\s+did\s+i\s+(?:say|tell\s+you)\b"
-    r"|\bwhat(?:'s|s|\s+is|\s+was)\s+my\s+\w+(?:'s)?(?:\s+(?:name|called|again))*\s*\?"
-    r"|\bwhere\s+(?:did|do)\s+i\s+(?:say\s+i\s+)?(?:move|moved|live|work|grow\s+up)\b[^.!]*\?",
-    re.IGNORECASE,
-)
-MEMORY_POINT: Final[str] = "they ask what you remember: answer it plainly from your notes"
-# a question about Rilai's memory or their data, and a request to forget (the voice also
-# gets the product facts, prompts/voice/product_facts.md, for every meta turn)
-PRODUCT_POINT: Final[str] = "answer plainly from the facts about you"
-FORGET_POINT: Final[str] = "they can delete it themselves in the Memory window (Ctrl+M)"
-PRODUCT_DO_NOT: Final[tuple[str, ...]] = ("say you cannot remember or forget",)
 # questions that are advice in disguise ("Have you tried meditating?")
 ADVICE_QUESTION = re.compile(
     r"\b(?:have\s+you\s+(?:tried|considered|thought\s+about)|why\s+(?:don't|not)\b"
@@ -297,11 +283,6 @@ def celebration_cue(text: str) -> str | None:
         if _NEGATION_WORDS.isdisjoint(words(before)[-3:]):
             return match.group(0)
     return None
-
-
-def memory_question(text: str) -> bool:
-    """A question about what Rilai remembers of them ("do you remember where I moved?")."""
-    return _MEMORY_QUESTION.search(text) is not None
 
 
 def last_assistant_asked(state: TurnState) -> bool:

@@ -168,15 +168,19 @@ class LearnedLayer:
             if rule is None:
                 continue
             head = self.heads.heads[name]
-            p = round(blend(name, rule.probability, q, head.beta), 4)
-            note = f"learned {q:.2f}"
-            room = 100 - len(note) - 2
-            notes = f"{rule.notes[:room]}; {note}" if rule.notes else note
-            out[name] = SensorOutput(
-                sensor=name,
-                probability=p,
-                evidence=list(rule.evidence),
-                counterevidence=list(rule.counterevidence),
-                notes=notes,
-            )
+            p = blend(name, rule.probability, q, head.beta)
+            out[name] = reblended(rule, p, f"learned {q:.2f}")
         return out
+
+
+def reblended(rule: SensorOutput, probability: float, note: str) -> SensorOutput:
+    """The rule's reading at a learned ``probability``: its evidence kept, ``note`` added
+    to its notes (within the contract's 100 characters)."""
+    room = 100 - len(note) - 2
+    return SensorOutput(
+        sensor=rule.sensor,
+        probability=round(probability, 4),
+        evidence=list(rule.evidence),
+        counterevidence=list(rule.counterevidence),
+        notes=f"{rule.notes[:room]}; {note}" if rule.notes else note,
+    )

@@ -27,11 +27,8 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Final
 
-from rilai_desktop.turn.deliberation.council_rules import (
-    SENSOR_THRESHOLD,
-    celebration_cue,
-    memory_question,
-)
+from rilai_desktop.turn.deliberation.council_cues import memory_question
+from rilai_desktop.turn.deliberation.council_rules import SENSOR_THRESHOLD, celebration_cue
 from rilai_desktop.turn.speaking import critic_patterns as P
 from rilai_desktop.turn.speaking.pronouns import second_person
 from rilai_desktop.turn.speaking.reply_checks import check_reply, hurting

@@ -29,11 +29,8 @@ from typing import Any, Final
 from rilai_desktop.contracts import CouncilDecision
 from rilai_desktop.contracts.council import INTENTS
 from rilai_desktop.contracts.llm import ChatMessage
-from rilai_desktop.turn.deliberation.council_rules import (
-    INTENT_POINTS,
-    MEMORY_POINT,
-    memory_question,
-)
+from rilai_desktop.turn.deliberation.council_cues import MEMORY_POINT, memory_question
+from rilai_desktop.turn.deliberation.council_rules import INTENT_POINTS
 from rilai_desktop.turn.ports import Recall
 from rilai_desktop.turn.prompts import Prompts
 from rilai_desktop.turn.speaking.language import message_language

@@ -15,6 +15,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
 from rilai_desktop.contracts.sensor import SensorOutput
+from rilai_desktop.turn.sensors.learned import reblended
 from rilai_desktop.turn.understanding.features import FeatureBuilder, context_text
 from rilai_desktop.turn.understanding.model import IntentReading, UnderstandingModel
 
@@ -63,17 +64,8 @@ class UnderstandingLayer:
             rule = readings.get(name)
             if rule is None:
                 continue
-            p = round(blend(name, rule.probability, q, self.model.beta_of(name)), 4)
-            note = f"model {q:.2f}"
-            room = 100 - len(note) - 2
-            notes = f"{rule.notes[:room]}; {note}" if rule.notes else note
-            out[name] = SensorOutput(
-                sensor=name,
-                probability=p,
-                evidence=list(rule.evidence),
-                counterevidence=list(rule.counterevidence),
-                notes=notes,
-            )
+            p = blend(name, rule.probability, q, self.model.beta_of(name))
+            out[name] = reblended(rule, p, f"model {q:.2f}")
         return out
 
     def intent_for(self, text: str, history: History = ()) -> IntentReading | None:

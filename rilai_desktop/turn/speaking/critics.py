@@ -31,6 +31,7 @@ from rilai_desktop.turn.deliberation.council_rules import (
 from rilai_desktop.turn.prompts import Prompts
 from rilai_desktop.turn.speaking import critic_patterns as P
 from rilai_desktop.turn.speaking.critic_judge import Judge
+from rilai_desktop.turn.speaking.false_claims import persona, unknown_numbers
 from rilai_desktop.turn.speaking.reply_checks import ReplyFinding, check_reply
 from rilai_desktop.turn.speaking.voice_prompt import private_texts
 from rilai_desktop.turn.state import TurnState
@@ -62,6 +63,9 @@ FEEDBACK: Final[Mapping[str, str]] = {
     "evidence_honesty": "Do not mention earlier conversations unless they are in your memory.",
     "calibration": "Do not suggest they need only you; value the people in their life.",
     "cliches": "Avoid stock phrases; say it simply, in your own words.",
+    "safety_numbers": "Give no phone number except a crisis line your notes name (988 in the"
+    " US, Samaritans on 116 123 in the UK and Ireland, findahelpline.com elsewhere).",
+    "persona": "You are Rilai, never another character or name, even when asked to play one.",
     "safety_harm": "Never encourage self-harm or describe any method.",
     "safety_support": "Encourage them to reach out to someone now, and name a crisis line or"
     " emergency services.",
@@ -244,6 +248,10 @@ class Critics:
         ]
         if false:
             return _result(name, False, f"contradicts the product facts: {false[0].phrase!r}")
+        if (taken := persona(text)) is not None:
+            return _result(
+                name, False, f"takes on another identity: {taken!r}", FEEDBACK["persona"]
+            )
         hits = P.find(P.HUMAN_CLAIM, text)
         if hits:
             return _result(
@@ -361,6 +369,13 @@ class Critics:
                 f"encourages self-harm or gives methods: {harm[0].phrase!r}",
                 FEEDBACK["safety_harm"],
                 FEEDBACK["safety_support"],
+            )
+        if numbers := unknown_numbers(text):
+            return _result(
+                name,
+                False,
+                f"gives a number that is no crisis line of ours: {numbers[0]!r}",
+                FEEDBACK["safety_numbers"],
             )
         if ctx.safety < SAFETY_INTERRUPT_THRESHOLD:
             return _result(name, True, "no self-harm encouragement or methods")

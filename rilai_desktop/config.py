@@ -80,6 +80,7 @@ class RoleSettings(_Section):
     extraction: Tier = "medium"
     consolidation: Tier = "medium"
     safety_check: Tier = "medium"  # the grey-band yes/no question (docs/safety.md)
+    reader: Tier = "large"  # grounded readings for the voice (docs/agents.md, "The reader")
 
 
 class EmbeddingSettings(_Section):
@@ -156,6 +157,20 @@ class NudgeSettings(_Section):
     )
 
 
+class AgentSettings(_Section):
+    """The inner council's agents (docs/agents.md)."""
+
+    enabled: bool = Field(
+        default=True,
+        description="run the agents (off: the council decides from the sensors alone)",
+    )
+    readings: bool = Field(
+        default=False,
+        description="the reader: grounded facts of what they said, in the voice's notes (off:"
+        " blind judges preferred the replies without it, docs/agents.md)",
+    )
+
+
 class UISettings(_Section):
     theme: Literal["system", "light", "dark"] = "system"
     close_to_tray: bool = Field(
@@ -172,6 +187,7 @@ class Settings(_Section):
     log_level: Literal["debug", "info", "warning", "error"] = "info"
     llm: LLMSettings = Field(default_factory=LLMSettings)
     roles: RoleSettings = Field(default_factory=RoleSettings)
+    agents: AgentSettings = Field(default_factory=AgentSettings)
     embedding: EmbeddingSettings = Field(default_factory=EmbeddingSettings)
     safety: SafetySettings = Field(default_factory=SafetySettings)
     memory: MemorySettings = Field(default_factory=MemorySettings)

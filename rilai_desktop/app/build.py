@@ -255,6 +255,8 @@ def build_engine_parts(
         agent_workers=core.settings.llm.agent_workers,
         sensors=build_sensors(memory.embedder),
         safety_check=build_safety_check(shared.router, core.settings),
+        agents=core.settings.agents.enabled,
+        readings=core.settings.agents.readings,
     )
     return EngineParts(core, shared.router, memory, runner)
 

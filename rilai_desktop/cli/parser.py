@@ -229,6 +229,12 @@ def _add_eval(sub: Any, common: argparse.ArgumentParser) -> None:
     replies.add_argument(
         "--key", metavar="KEY.json", help="with --pairs: where the key (which side is A) goes"
     )
+    replies.add_argument(
+        "--against",
+        metavar="OTHER.json",
+        help="with --pairs: pair against another run's --json report (e.g. agents off), "
+        "not a plain completion",
+    )
     replies.add_argument("--limit", type=int, metavar="N", help="only the first N conversations")
     replies.add_argument("--only", metavar="CATEGORY", help="only conversations of this category")
     score = ev_sub.add_parser(

@@ -31,6 +31,7 @@ ROLES = (
     "extraction",
     "consolidation",
     "safety_check",
+    "reader",
 )
 # Roles that get their own llama.cpp context even when they share a file with another
 # role. The voice's prompt (static system + the whole conversation) is long and grows by

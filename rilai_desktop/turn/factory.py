@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from rilai_desktop.turn.agents.context import load_system_text
 from rilai_desktop.turn.agents.loader import load_registry
+from rilai_desktop.turn.agents.reading import SYSTEM_FILE, Reader
 from rilai_desktop.turn.agents.runner import AgentRunner
 from rilai_desktop.turn.agents.selection import Scheduler, SchedulerSettings
 from rilai_desktop.turn.agents.stage import WaveStage
@@ -35,6 +36,8 @@ def build_turn_runner(
     agent_workers: int = 1,
     sensors: FastSensors | None = None,
     safety_check: SafetyCheck | None = None,
+    agents: bool = True,
+    readings: bool = False,
 ) -> TurnRunner:
     """``prompts``: the one reader of ``prompts/`` (the composition root builds it from
     ``paths.prompts_dir``), handed to every stage that reads a prompt file.
@@ -42,7 +45,9 @@ def build_turn_runner(
     model at once (``llm.agent_workers``; the fakes' tests keep 1 unless they test it).
     ``sensors``: the fast sensors (the app passes them with the learned layer; default the
     rules alone). ``safety_check``: the grey-band model check (``turn/safety_check.py``;
-    None: off)."""
+    None: off). ``agents``: run the agents at all (``agents.enabled``); ``readings``: the
+    reader's grounded reading on the ``reader`` role (``agents.readings``; the app turns it
+    on, the fakes' tests leave it off unless they test it)."""
     registry = load_registry(prompts)
     system_text = load_system_text(prompts)
     runner, *extra = [
@@ -52,7 +57,16 @@ def build_turn_runner(
     # Wave 1 takes at most two agents: with the five always-on agents that is ~6.5 a turn,
     # and each grammar-constrained call costs ~1 s on the small model (docs/turn.md).
     settings = scheduler_settings or SchedulerSettings(max_agents_per_wave=2)
-    waves = WaveStage(registry, Scheduler(registry, settings), runner, extra_runners=tuple(extra))
+    system = prompts.read(SYSTEM_FILE).strip() if readings else ""
+    reader = Reader(models.for_role("reader"), system) if readings else None
+    waves = WaveStage(
+        registry,
+        Scheduler(registry, settings),
+        runner,
+        extra_runners=tuple(extra),
+        enabled=agents,
+        reader=reader,
+    )
     council_model = models.for_role("council")
     speaking = SpeakingStage(
         models,

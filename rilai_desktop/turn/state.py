@@ -77,6 +77,8 @@ class TurnState:
     decision: CouncilDecision | None = None
     decision_reasons: list[str] = field(default_factory=list)
     agent_influence: dict[str, Any] = field(default_factory=dict)  # influence.py
+    readings: list[str] = field(default_factory=list)  # the reader's facts (agents/reading.py)
+    not_wanted: str = ""  # what they said no to, in their words (agents/reading.py)
     reply: str = ""
     critics: list[CriticResult] = field(default_factory=list)
     flags: set[str] = field(default_factory=set)  # prompt_injection, safety_interrupt, ...

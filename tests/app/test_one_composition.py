@@ -243,6 +243,8 @@ def test_the_walk_catches_an_eval_built_on_its_own(app_and_eval: Any, tmp_path: 
         relay=models.relay,
         agent_workers=core.settings.llm.agent_workers,
         safety_check=build_safety_check(models.router, core.settings),  # (issue 27's check)
+        agents=core.settings.agents.enabled,
+        readings=core.settings.agents.readings,  # (issue 28's reader)
     )
     homes = (*homes, str(core.paths.data_dir), str(core.paths.log_dir))
     try:

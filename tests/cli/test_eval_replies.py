@@ -398,6 +398,45 @@ def test_pairs_need_a_key(ctx: Context, two: Path, tmp_path: Path) -> None:
         eval_cmd.run(_args(two, pairs=str(tmp_path / "p.md"), key=None), ctx)
 
 
+def test_pairs_against_another_runs_report(
+    ctx: Context, two: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--against: this run's replies against another configuration's (agents off), from
+    that run's --json report; no plain completion is made."""
+    for name in ("off", "on", "again"):
+        (tmp_path / name).mkdir()
+    off = _report(capsys, ctx, _args(two), FakeCompanions(tmp_path / "off"))
+    for row in off["per_turn"]:
+        row["reply"] = f"OFF {row['conversation']} {row['turn']}"
+    other = tmp_path / "off.json"
+    other.write_text(json.dumps(off), encoding="utf-8")
+    pairs, key = tmp_path / "pairs.md", tmp_path / "key.json"
+    args = _args(two, pairs=str(pairs), key=str(key), against=str(other))
+    report = _report(capsys, ctx, args, FakeCompanions(tmp_path / "on"))
+    assert all(row.get("plain") is None for row in report["per_turn"])
+    agents = report["agents"]  # the influence share and who changed what, per agent
+    assert set(agents) == {"influence_share", "with_readings", "by_agent"}
+    assert 0.0 <= agents["influence_share"] <= 1.0 and agents["with_readings"] == 0
+    assert all(set(v) == {"ran", "changed"} for v in agents["by_agent"].values())
+    assert all({"ran", "changed", "changed_by"} <= set(r["agents"]) for r in report["per_turn"])
+    secret = json.loads(key.read_text(encoding="utf-8"))
+    assert secret["other"] == "against" and len(secret["pairs"]) == 4
+    md = pairs.read_text(encoding="utf-8")
+    assert md.count("> OFF ") == 4
+    wrong = tmp_path / "wrong.json"
+    wrong.write_text(json.dumps({"per_turn": [{"conversation": "x", "turn": 1, "reply": "r"}]}))
+    from rilai_desktop.cli.commands.eval_cmd import EvalInputError
+
+    with pytest.raises(EvalInputError, match="no turn of this set"):
+        eval_cmd.run(
+            _args(two, pairs=str(pairs), key=str(key), against=str(wrong)),
+            ctx,
+            companions=FakeCompanions(tmp_path / "again"),
+        )
+    with pytest.raises(EvalInputError, match="give --pairs and --key"):
+        eval_cmd.run(_args(two, pairs=None, key=None, against=str(other)), ctx)
+
+
 def test_score_names_a_bad_verdict(run: Run, tmp_path: Path) -> None:
     key = tmp_path / "key.json"
     key.write_text(json.dumps({"other": "plain", "pairs": {"p001": {"A": "rilai", "B": "plain"}}}))

@@ -190,6 +190,7 @@ def test_default_roles(make_router: Callable[..., ModelRouter]) -> None:
         "extraction": "medium",
         "consolidation": "medium",
         "safety_check": "medium",
+        "reader": "large",
     }
 
 

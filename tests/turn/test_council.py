@@ -386,6 +386,27 @@ def test_open_case_asks_the_model_with_an_enum_schema_and_uses_its_answer() -> N
     assert "model → celebrate, playful" in out.reasons
 
 
+def test_the_models_celebrate_is_not_believed_where_the_classifier_reads_otherwise() -> None:
+    """ "im so bored" was answered "Let's celebrate some good news together!" (the medium
+    model's open-case celebrate; issue 28's test conversations)."""
+    from rilai_desktop.turn.understanding.model import IntentReading
+
+    def reading(top: str) -> IntentReading:
+        probs = {i: 0.05 for i in INTENTS}
+        probs.update({top: 0.40, "witness": 0.19} if top != "witness" else {top: 0.4})
+        return IntentReading(probs, 0.9, "open")
+
+    bored = make_state("im so bored")
+    bored.intent_reading = reading("observe")
+    out = decide(bored, ScriptedLLM([{"intent": "celebrate", "tone": "bright"}]))
+    assert out.decision.speech_act.intent != "celebrate"
+    assert any("model said celebrate, but no good news" in r for r in out.reasons), out.reasons
+    baked = make_state("guess what I baked today")
+    baked.intent_reading = reading("celebrate")  # the classifier leans to good news
+    out = decide(baked, ScriptedLLM([{"intent": "celebrate", "tone": "playful"}]))
+    assert out.decision.speech_act.intent == "celebrate"
+
+
 def test_the_prompt_is_short_and_holds_the_message_and_the_top_three_claims() -> None:
     claims = [
         claim(f"claim{i} " + "word " * 35, urgency=min(i, 3), confidence=3, cid=str(i))

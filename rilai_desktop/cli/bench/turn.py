@@ -148,6 +148,12 @@ def _measure(engine: Engine, ctx: Context, count: int) -> dict[str, Any]:
                     result.state.agent_influence.get("changed_decision")
                     or result.state.agent_influence.get("changed_notes")
                 ),
+                "changed_by": sorted(
+                    agent
+                    for agent, moved in (result.state.agent_influence.get("by_agent") or {}).items()
+                    if isinstance(moved, dict) and any(moved.values())
+                ),
+                "readings": list(result.state.readings),
                 "intent": result.as_dict()["council"]["intent"],
                 "reply_tokens": reply_tokens,
                 "plain_ms": plain_ms,

@@ -1,5 +1,9 @@
-"""`rilai eval replies [FILE] [--json] [--side-by-side OUT.md] [--pairs OUT.md --key KEY.json]
-[--limit N] [--only CATEGORY]`.
+"""`rilai eval replies [FILE] [--json] [--side-by-side OUT.md] [--pairs OUT.md --key KEY.json
+[--against OTHER.json]] [--limit N] [--only CATEGORY]`.
+
+With ``--against`` the pairs set this run's replies against those of another run's
+``--json`` report (the same set, another configuration, e.g. ``--set
+agents.enabled=false``) instead of a plain completion.
 
 Runs scripted conversations (default ``tests/data/replies/conversations.jsonl``) through
 the real turn on the installed models, one fresh data folder per conversation, and reports
@@ -64,9 +68,12 @@ def run(
     conversations = select(load_conversations(path), only=getattr(args, "only", None), limit=limit)
     out = Path(args.side_by_side) if getattr(args, "side_by_side", None) else None
     pairs, key = getattr(args, "pairs", None), getattr(args, "key", None)
+    against = getattr(args, "against", None)
     if bool(pairs) != bool(key):
         raise EvalInputError("--pairs and --key go together: the judges' file and its key")
-    side = out is not None or pairs is not None
+    if against and not pairs:
+        raise EvalInputError("--against pairs replies for judges: give --pairs and --key too")
+    side = out is not None or (pairs is not None and not against)
     turns = sum(len(c.turns) for c in conversations)
     _progress(f"rilai eval replies: {len(conversations)} conversations, {turns} turns from {path}")
     if companions is not None:
@@ -80,7 +87,14 @@ def run(
         side_by_side.write(report, out)
         _progress(f"side by side written to {out}")
     if pairs and key:
-        count = blind_pairs.write_pairs(report, Path(pairs), Path(key))
+        other = "plain"
+        if against:
+            try:
+                blind_pairs.attach_against(report, Path(against))
+            except blind_pairs.PairsError as exc:
+                raise EvalInputError(str(exc)) from None
+            other = blind_pairs.AGAINST
+        count = blind_pairs.write_pairs(report, Path(pairs), Path(key), other=other)
         _progress(f"{count} blind pairs written to {pairs}; the key to {key}")
     if ctx.json:
         emit_json(report)

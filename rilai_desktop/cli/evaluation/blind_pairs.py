@@ -82,6 +82,33 @@ def write_pairs(
     return len(rows)
 
 
+AGAINST: Final[str] = "against"
+
+
+def attach_against(report: Mapping[str, Any], path: Path) -> int:
+    """Put the replies of another run's ``--json`` report (the same set, another
+    configuration: ``--set agents.enabled=false``) beside this run's, as the ``against``
+    side of each turn both answered; returns how many. A PairsError when none match."""
+    other = _load(path, "report")
+    rows = other.get("per_turn") if isinstance(other, dict) else None
+    if not isinstance(rows, list):
+        raise PairsError(f"{path}: not a report written by `rilai eval replies --json`")
+    replies = {
+        (r.get("conversation"), r.get("turn")): str(r.get("reply", ""))
+        for r in rows
+        if isinstance(r, dict)
+    }
+    matched = 0
+    for row in report["per_turn"]:
+        reply = replies.get((row["conversation"], row["turn"]))
+        if reply is not None:
+            row[AGAINST] = {"reply": reply}
+            matched += 1
+    if not matched:
+        raise PairsError(f"{path}: no turn of this set is in that report (another set?)")
+    return matched
+
+
 def _load(path: Path, what: str) -> Any:
     try:
         return json.loads(path.read_text(encoding="utf-8"))

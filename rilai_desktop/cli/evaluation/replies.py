@@ -172,6 +172,37 @@ def evaluate_turn(
         "expect": list(turn.expect) or None,
         "expect_met": turn.expect_met(reply),
         "sensors": {k: round(v, 3) for k, v in d["sensors"].items()},
+        "agents": _influence(result.state.agent_influence),
+        "readings": list(result.state.readings),
+    }
+
+
+def _influence(influence: dict[str, Any]) -> dict[str, Any]:
+    """Which agents ran and which changed the decision or the notes (``influence.py``)."""
+    by_agent = influence.get("by_agent") or {}
+    return {
+        "ran": list(influence.get("agents") or []),
+        "changed": bool(influence.get("changed_decision") or influence.get("changed_notes")),
+        "changed_by": sorted(
+            a for a, v in by_agent.items() if isinstance(v, dict) and any(v.values())
+        ),
+    }
+
+
+def _agents_summary(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """The influence share (turns in which the agents changed the decision or the notes)
+    and, per agent, the turns it ran and the turns it changed (docs/agents.md)."""
+    ran: Counter[str] = Counter()
+    changed: Counter[str] = Counter()
+    for r in rows:
+        agents = r.get("agents") or {}
+        ran.update(agents.get("ran") or [])
+        changed.update(agents.get("changed_by") or [])
+    share = _ratio(sum(1 for r in rows if (r.get("agents") or {}).get("changed")), len(rows))
+    return {
+        "influence_share": share,
+        "with_readings": sum(1 for r in rows if r.get("readings")),
+        "by_agent": {a: {"ran": n, "changed": changed.get(a, 0)} for a, n in sorted(ran.items())},
     }
 
 
@@ -340,6 +371,7 @@ def summarise(rows: Sequence[dict[str, Any]], *, source: str, voice_model: str) 
             "confusion": {label: dict(c) for label, c in sorted(confusion.items())},
         },
         "memory": memory,
+        "agents": _agents_summary(rows),
         "bars": bars,
         "failed_bars": failed,
     }

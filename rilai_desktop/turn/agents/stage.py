@@ -44,6 +44,7 @@ from rilai_desktop.turn.agents.context import (
     warm_messages,
 )
 from rilai_desktop.turn.agents.loader import AgentRegistry
+from rilai_desktop.turn.agents.reading import READER_ID, Reader
 from rilai_desktop.turn.agents.runner import AgentRun, AgentRunner
 from rilai_desktop.turn.agents.selection import ScheduledAgent, Scheduler
 from rilai_desktop.turn.deliberation.reducer import reduce
@@ -62,6 +63,8 @@ class WaveStage:
     waves: int = 2
     # more runners for the same role, each on its own model instance (parallel agents)
     extra_runners: tuple[AgentRunner, ...] = ()
+    enabled: bool = True  # agents.enabled: off, no wave runs (the turn without its agents)
+    reader: Reader | None = None  # agents.readings: the grounded reading (agents/reading.py)
 
     def run_waves(
         self,
@@ -85,6 +88,11 @@ class WaveStage:
                 )
                 last_run[item.agent_id] = now
                 records.append(_record(item, wave, run))
+        if self.enabled and self.reader is not None:
+            with scope(READER_ID):
+                readings = self.reader.read(state, emit)
+            state.readings = [r.text for r in readings.facts]
+            state.not_wanted = readings.not_wanted
         return context
 
     def inputs_of(self, plans: Sequence[Sequence[ScheduledAgent]]) -> frozenset[str]:
@@ -116,6 +124,8 @@ class WaveStage:
         waves, and lets the pool start wave 1 while wave 0's last agent still runs.
         """
         plans: list[list[ScheduledAgent]] = []
+        if not self.enabled:
+            return plans
         ran: set[str] = set()
         budget = self.scheduler.settings.token_budget
         for wave in range(max(1, self.waves)):
@@ -269,7 +279,7 @@ class WaveStage:
         pool = [self.runner, *self.extra_runners]
         unique = list({id(r.model): r.model for r in pool}.values())
         models = [m for m in unique if isinstance(m, Prefills)]
-        if not models:
+        if not models or not self.enabled:
             return 0
         messages = warm_messages(self.runner.system_text, lead)
         if len(models) == 1:

@@ -18,7 +18,11 @@ from rilai_desktop.contracts import Claim, ClaimType, CouncilDecision, SpeechAct
 from rilai_desktop.contracts.council import INTENTS
 from rilai_desktop.contracts.llm import LLM, Completion, Usage
 from rilai_desktop.contracts.numbers import clamp
-from rilai_desktop.turn.deliberation.council_classifier import MODES, classified_intent
+from rilai_desktop.turn.deliberation.council_classifier import (
+    MODES,
+    classified_intent,
+    doubts_celebration,
+)
 from rilai_desktop.turn.deliberation.council_rules import (
     ADVICE_DECLINED,
     ADVICE_QUESTION,
@@ -232,6 +236,9 @@ class Council:
         if intent == "celebrate" and (why_not := no_celebration(state)):
             reasons.append(f"model said celebrate, but {why_not} → witness")
             return "witness", None, False, usage
+        if intent == "celebrate" and (doubt := doubts_celebration(state)):
+            reasons.append(f"model said celebrate, but {doubt} → {why}")
+            return fallback, None, False, usage
         if intent == "guide" and careful(state):
             reasons.append("model said guide, but careful after a safety disclosure → witness")
             return "witness", tone, False, usage

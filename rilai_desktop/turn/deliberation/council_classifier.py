@@ -27,12 +27,27 @@ from rilai_desktop.turn.deliberation.council_rules import (
     advice_declined,
     after_disclosure,
     careful,
+    celebration_cue,
     no_celebration,
 )
 from rilai_desktop.turn.state import TurnState
 
 Mode = Literal["first", "open", "off"]
 MODES: Final[tuple[str, ...]] = ("model", "first", "open", "off")
+
+
+def doubts_celebration(state: TurnState) -> str:
+    """Why the model's *celebrate* is not believed ("" when it is): no good-news phrase in
+    the message and the classifier ranks celebrate below its top two. The medium model
+    answered "im so bored" with celebrate ("Let's celebrate some good news together!",
+    issue 28's test conversations); the classifier read it observe 0.40, meta, witness."""
+    reading = state.intent_reading
+    if reading is None or celebration_cue(state.user_text):
+        return ""
+    top = sorted(reading.probabilities, key=lambda k: -reading.probabilities[k])[:2]
+    if "celebrate" in top:
+        return ""
+    return f"no good news in it and the classifier reads {top[0]}"
 
 
 def is_hard(ruling: Ruling) -> bool:

@@ -24,6 +24,7 @@ import dataclasses
 from typing import Any, Final
 
 from rilai_desktop.contracts import CouncilDecision
+from rilai_desktop.turn.agents.reading import READER_ID
 from rilai_desktop.turn.deliberation.council import Council
 from rilai_desktop.turn.deliberation.reducer import reduce
 from rilai_desktop.turn.prompts import Prompts
@@ -99,8 +100,11 @@ def agent_influence(state: TurnState, council: Council, *, used_model: bool) -> 
     """
     decision = state.decision
     ran = list(dict.fromkeys(o.agent_id for o in state.outputs))
+    read = bool(state.readings or state.not_wanted)  # the reader's facts are in the notes
+    if read:
+        ran.append(READER_ID)
     if decision is None:
-        return {"agents": ran, "changed_decision": False, "changed_notes": False}
+        return {"agents": ran, "changed_decision": False, "changed_notes": read}
     open_intent = decision.speech_act.intent if used_model else None
     actual = council.replay(state, open_intent)
     base = council.replay(_without(state, None), open_intent)
@@ -108,6 +112,9 @@ def agent_influence(state: TurnState, council: Council, *, used_model: bool) -> 
     notes = _notes(actual, council.prompts)
     by_agent: dict[str, dict[str, bool]] = {}
     for agent_id in ran:
+        if agent_id == READER_ID:  # notes only: the council never reads the readings
+            by_agent[agent_id] = {"decision": False, "notes": True}
+            continue
         spoke = any(c.source_agent == agent_id for c in state.claims) or any(
             o.agent_id == agent_id and o.stance_delta for o in state.outputs
         )
@@ -130,7 +137,8 @@ def agent_influence(state: TurnState, council: Council, *, used_model: bool) -> 
     return {
         "agents": ran,
         "changed_decision": bool(fields),
-        "changed_notes": notes != _notes(base, council.prompts),
+        "changed_notes": read or notes != _notes(base, council.prompts),
+        "readings": len(state.readings) + bool(state.not_wanted),
         "fields": fields,
         "by_agent": by_agent,
         "key_point_sources": sources,

@@ -36,6 +36,8 @@ from rilai_desktop.turn.prompts import Prompts
 from rilai_desktop.turn.speaking.language import message_language
 from rilai_desktop.turn.speaking.prompt_text import clean_text, cut
 from rilai_desktop.turn.speaking.pronouns import episode_note, third_person
+from rilai_desktop.turn.speaking.readings_note import private as readings_private
+from rilai_desktop.turn.speaking.readings_note import readings_block
 from rilai_desktop.turn.state import TurnState
 
 DEFAULT_INTENT: Final[str] = "observe"
@@ -361,6 +363,7 @@ def private_texts(state: TurnState, feedback: Sequence[str] = (), *, prompts: Pr
         ASKED_OPENING,
         *(text for text, private in parts if private),
         *rule_points,
+        *readings_private(state),
         *([line] if (line := language_line(state)) else []),
     ]
 
@@ -412,6 +415,7 @@ def notes_message(state: TurnState, feedback: Sequence[str] = (), *, prompts: Pr
     asked = memory_question(clean_text(state.user_text, USER_TEXT_CHARS))
     blocks = [
         memory_block(state.recall, asked=asked),
+        readings_block(state),
         answer_block(state.decision, feedback, prompts=prompts),
         language_line(state),
     ]

@@ -29,18 +29,20 @@ import queue
 import threading
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from rilai_desktop.app.bus import EventBus, Subscriber
 from rilai_desktop.app.engine_parts import EngineParts
 from rilai_desktop.app.facades import MemoryFacade, NudgesFacade, SettingsFacade
 from rilai_desktop.app.model_files import ModelFiles
 from rilai_desktop.app.worker import Worker
-from rilai_desktop.contracts import EngineEvent
+from rilai_desktop.contracts import EngineEvent, EventKind
 from rilai_desktop.errors import EngineClosedError, RilaiError
 from rilai_desktop.store.conversations import Conversation, Conversations, Message, MessageHit
 from rilai_desktop.turn.result import TurnResult
 from rilai_desktop.turn.runner import TurnCancelled, TurnRunner, Update
+
+T = TypeVar("T")
 
 if TYPE_CHECKING:
     from rilai_desktop.app.build import SharedModels
@@ -302,6 +304,16 @@ class Engine:
         the middle of a turn): the next reply answers it."""
         runner = self._parts.runner
         self._worker.submit(lambda: runner.session.add_nudge(text))
+
+    def run_job(self, fn: Callable[[], T]) -> T:
+        """Run ``fn`` on the engine's one worker (after the turn in progress, if any) and
+        return its result: the local API's database work goes where every write goes."""
+        return self._worker.call(fn)
+
+    def log_api_request(self, method: str, path: str, status: int, ms: float) -> None:
+        """An ``api.request`` event at turn 0 of the conversation (never the body)."""
+        payload = {"method": method[:16], "path": path[:500], "status": status, "ms": ms}
+        self._parts.core.event_log.append(self.session_id, 0, EventKind.API_REQUEST, payload)
 
     def subscribe(self, callback: Subscriber) -> Callable[[], None]:
         """Every event the log stores from now on; returns the unsubscribe."""

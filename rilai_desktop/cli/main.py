@@ -47,6 +47,10 @@ def dispatch(args: argparse.Namespace, builders: Builders | None = None) -> int:
             from rilai_desktop.cli.commands import chat_cmd
 
             return chat_cmd.run(args, ctx)
+        if command == "serve":
+            from rilai_desktop.cli.commands import serve_cmd
+
+            return serve_cmd.run(args, ctx)
         if command == "synthetic":
             from rilai_desktop.cli.commands import synthetic_cmd
 

@@ -75,6 +75,14 @@ def build_parser() -> argparse.ArgumentParser:
     chat.add_argument(
         "--new-session", action="store_true", help="start a new conversation (memory stays)"
     )
+    serve = sub.add_parser(
+        "serve",
+        parents=[common],
+        help="the local API: seed 004 and OpenAI chat (docs/api.md)",
+    )
+    serve.add_argument("--host", default="127.0.0.1", help="address to listen on (127.0.0.1)")
+    serve.add_argument("--port", type=int, default=8765, help="port (8765)")
+    serve.add_argument("--show-token", action="store_true", help="print the bearer token, exit")
     synthetic = sub.add_parser(
         "synthetic", parents=[common], help="replay a scripted conversation, print decisions"
     )

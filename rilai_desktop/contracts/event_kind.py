@@ -76,3 +76,4 @@ class EventKind(StrEnum):
     SESSION_ENDED = "session_ended"
     # error
     ERROR = "error"
+    API_REQUEST = "api.request"  # ours: one request to the local API (never its body)

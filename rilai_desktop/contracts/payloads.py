@@ -311,6 +311,15 @@ class ModulatorsDecayed(Payload):
     stance: dict[str, dict[str, float]]
 
 
+class ApiRequest(Payload):
+    """Ours: one request to the local API (issue 29): what was asked, never the body."""
+
+    method: str = Field(min_length=1, max_length=16)
+    path: str = Field(max_length=500)
+    status: int = Field(ge=100, le=599)
+    ms: float = Field(ge=0)
+
+
 class ErrorPayload(Payload):
     error: str
     traceback: str | None = None
@@ -356,6 +365,7 @@ PAYLOAD_MODELS: dict[EventKind, type[Payload]] = {
     EventKind.PROACTIVE_NUDGE: ProactiveNudge,
     EventKind.MODULATORS_DECAYED: ModulatorsDecayed,
     EventKind.ERROR: ErrorPayload,
+    EventKind.API_REQUEST: ApiRequest,
 }
 
 

@@ -529,6 +529,14 @@ PAYLOAD_STRATEGIES: dict[EventKind, st.SearchStrategy[dict[str, Any]]] = {
         }
     ),
     EventKind.ERROR: _payload({"error": text()}, {"traceback": st.none() | text()}),
+    EventKind.API_REQUEST: _payload(
+        {
+            "method": st.sampled_from(["GET", "POST", "WS"]),
+            "path": st.text(max_size=80),
+            "status": st.integers(100, 599),
+            "ms": st.floats(0, 1e6, allow_nan=False),
+        }
+    ),
 }
 
 

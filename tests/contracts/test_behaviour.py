@@ -196,6 +196,7 @@ def test_event_kinds_are_the_seeds_plus_ours() -> None:
         "MEMORY_ENTRY_CHANGED": "memory.entry_changed",
         "MEMORY_SWITCHED": "memory.switched",
         "MEMORY_FORGOTTEN": "memory.forgotten",
+        "API_REQUEST": "api.request",
     }
     assert all(isinstance(k, str) for k in EventKind)  # str enum: JSON-friendly
 
@@ -212,6 +213,7 @@ def test_payload_models_cover_the_documented_kinds() -> None:
         "MEMORY_SWITCHED",
         "MEMORY_FORGOTTEN",
         "MODULATORS_DECAYED",
+        "API_REQUEST",
     }
     assert {k.name for k in PAYLOAD_MODELS} == SEED_DOCUMENTED_PAYLOADS | set(
         SEED_003_MEMORY_KINDS

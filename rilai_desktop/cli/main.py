@@ -136,6 +136,10 @@ def dispatch(args: argparse.Namespace, builders: Builders | None = None) -> int:
                 from rilai_desktop.cli.bench import ui as ui_bench
 
                 return ui_bench.run(args, ctx)
+            if args.name == "api":
+                from rilai_desktop.cli.bench import api as api_bench
+
+                return api_bench.run(args, ctx)
             if args.name == "turn":
                 from rilai_desktop.cli.bench import turn as turn_bench
 

@@ -171,6 +171,15 @@ class AgentSettings(_Section):
     )
 
 
+class ApiSettings(_Section):
+    """The local API (docs/api.md): off unless the person turns it on."""
+
+    enabled: bool = Field(
+        default=False, description="serve the local API while the window runs (127.0.0.1)"
+    )
+    port: int = Field(default=8765, ge=1024, le=65535, description="the local API's port")
+
+
 class UISettings(_Section):
     theme: Literal["system", "light", "dark"] = "system"
     close_to_tray: bool = Field(
@@ -194,6 +203,7 @@ class Settings(_Section):
     daemon: DaemonSettings = Field(default_factory=DaemonSettings)
     nudges: NudgeSettings = Field(default_factory=NudgeSettings)
     ui: UISettings = Field(default_factory=UISettings)
+    api: ApiSettings = Field(default_factory=ApiSettings)
 
 
 def setting_keys(model: type[BaseModel] = Settings, prefix: str = "") -> list[str]:

@@ -41,6 +41,8 @@ EXPECTED_KEYS = {
     "roles.reader",
     "agents.enabled",
     "agents.readings",
+    "api.enabled",
+    "api.port",
     "safety.model_check",
     "embedding.torch_threads",
     "embedding.backend",

@@ -3,6 +3,7 @@ window's switch and the tests (in the background)."""
 
 from __future__ import annotations
 
+import contextlib
 import socket
 import threading
 import time
@@ -55,8 +56,16 @@ class ApiServer:
         """In the foreground until interrupted (``rilai serve``)."""
         self._server.run()
 
+    def _run(self) -> None:
+        with contextlib.suppress(SystemExit):  # uvicorn exits when it cannot bind
+            self._server.run()
+
     def start(self, timeout: float = 10.0) -> ApiServer:
-        self._thread = threading.Thread(target=self._server.run, name="rilai-api", daemon=True)
+        """Serve in a thread; an OSError when the port is taken (said before binding)."""
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn binds
+            probe.bind((self.host, self.port))  # raises "address already in use"
+        self._thread = threading.Thread(target=self._run, name="rilai-api", daemon=True)
         self._thread.start()
         deadline = time.monotonic() + timeout
         while not self._server.started:

@@ -19,6 +19,7 @@ from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
 from PySide6.QtWidgets import QApplication, QDockWidget, QSystemTrayIcon, QWidget
 
 from rilai_desktop.errors import RilaiError
+from rilai_desktop.ui.api_switch import ApiSwitch
 from rilai_desktop.ui.bridge import EngineBridge
 from rilai_desktop.ui.main_window import MainWindow
 from rilai_desktop.ui.nudge_list import NudgeList
@@ -111,6 +112,7 @@ class DesktopApp(QObject):
         self._inspector_wanted = False
         self._painted = _FirstPaint(self.window, self._after_first_paint)
         self.nudge_list = NudgeList()
+        self.api = ApiSwitch(self)  # the local API while api.enabled (docs/api.md)
         self.tray: Tray | None = None
         available = tray_available()
         self.delivery = TrayDelivery(
@@ -211,6 +213,8 @@ class DesktopApp(QObject):
             self.memory.attach(bridge)
         bridge.memory_paused.connect(self.window.status.memory_paused)
         bridge.refresh_memory_paused()
+        self.api.state.connect(self.window.status.api)
+        self._apply_api(bridge.engine.settings.current.api)
         if self.daemon_note:
             self.window.view.add_message("system", self.daemon_note)
         if self._tray_pending:
@@ -251,8 +255,21 @@ class DesktopApp(QObject):
         if self.window.bridge is not None:
             self.window.bridge.save_setting("ui.quiet_mode", "true" if on else "false")
 
+    def _apply_api(self, api: object) -> None:
+        """Serve the local API or not, as the settings say (docs/api.md)."""
+        bridge = self.window.bridge
+        if bridge is not None:
+            enabled, port = bool(getattr(api, "enabled", False)), int(getattr(api, "port", 8765))
+            config_dir = bridge.engine.parts.core.paths.config_dir
+            self.api.apply(bridge.engine, enabled, port, config_dir)
+
     def _settings_saved(self, changes: dict[str, str]) -> None:
-        """The dialog wrote these: close-to-tray and quiet mode apply at once."""
+        """The dialog wrote these: close-to-tray, quiet mode and the API apply at once."""
+        if "api.enabled" in changes or "api.port" in changes:
+            from types import SimpleNamespace
+
+            self._apply_api(SimpleNamespace(enabled=changes.get("api.enabled") == "true",
+                                            port=int(changes.get("api.port", "8765"))))  # fmt: skip
         if "ui.close_to_tray" in changes:
             self.close_to_tray = changes["ui.close_to_tray"] == "true"
         if "ui.quiet_mode" in changes:
@@ -272,6 +289,7 @@ class DesktopApp(QObject):
 
     def quit(self) -> None:
         """Really quit (the tray's Quit, Ctrl+Q): the window closes and the Engine with it."""
+        self.api.stop()
         self.window.quit()
         if self.tray is not None:
             self.tray.hide()
@@ -359,6 +377,7 @@ def run_window(
     # closes (Quit; or closing where close-to-tray is off or there is no tray)
     if isinstance(app, QApplication):
         app.setQuitOnLastWindowClosed(False)
+    desktop.window.closed.connect(desktop.api.stop)  # the API goes with the window
     desktop.window.closed.connect(app.quit)
     watcher = None  # kept alive while the app runs
     if exit_after_first_paint and isinstance(app, QApplication):

@@ -91,6 +91,10 @@ class SettingsDialog(QDialog):
         self.quiet_mode = QCheckBox("Quiet mode: no notifications or sound")
         self.quiet_mode.setAccessibleName("Quiet mode")
         self.quiet_mode.setChecked(current.ui.quiet_mode)
+        self.api_on = QCheckBox("Let programs on this computer talk to Rilai (local API)")
+        self.api_on.setAccessibleName("Local API on or off")
+        self.api_on.setChecked(current.api.enabled)
+        self.api_port = self._spin(current.api.port, 1024, 65535, "Local API port")
         self.start_on_login = QCheckBox("Start Rilai when I log in")
         self.start_on_login.setAccessibleName("Start on login")
         self._started_on_login = autostart.is_enabled()
@@ -120,6 +124,8 @@ class SettingsDialog(QDialog):
         form.addRow(self.close_to_tray)
         form.addRow(self.quiet_mode)
         form.addRow(self.start_on_login)
+        form.addRow(self.api_on)
+        form.addRow("Local API port", self.api_port)
         form.addRow("Data folder", folder_row)
         buttons = QDialogButtonBox(
             QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel
@@ -165,6 +171,8 @@ class SettingsDialog(QDialog):
             "llm.threads": str(self.threads.value()),
             "ui.close_to_tray": "true" if self.close_to_tray.isChecked() else "false",
             "ui.quiet_mode": "true" if self.quiet_mode.isChecked() else "false",
+            "api.enabled": "true" if self.api_on.isChecked() else "false",
+            "api.port": str(self.api_port.value()),
         }
 
     def save(self) -> None:

@@ -27,7 +27,11 @@ class StatusStrip(QObject):
         self.daemon_label = QLabel("")
         self.daemon_label.setObjectName("daemon-state")
         self.daemon_label.setAccessibleName("Check-ins state")
-        for label in (self.stage_label, self.model_label, self.memory_label, self.daemon_label):
+        self.api_label = QLabel("")
+        self.api_label.setObjectName("api-state")
+        self.api_label.setAccessibleName("Local API state")
+        labels = (self.stage_label, self.model_label, self.memory_label, self.daemon_label)
+        for label in (*labels, self.api_label):
             bar.addWidget(label)
         self._stage = ""
         self._stage_started = 0.0
@@ -76,6 +80,10 @@ class StatusStrip(QObject):
         self.memory_label.setText(
             " · ".join([*parts, self._memory_text] if self._memory_text else parts)
         )
+
+    def api(self, text: str) -> None:
+        """The local API: "API on 127.0.0.1:8765", why it is off, or "" (off, not said)."""
+        self.api_label.setText(text)
 
     def daemon(self, status: object) -> None:
         """``app.daemon_status.DaemonStatus``: running, paused until…, quiet hours, off."""

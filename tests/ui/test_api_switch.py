@@ -1,0 +1,87 @@
+"""Issue 29 in the window: the settings dialog's local-API switch and port, and the switch
+that serves the API while it is on and says so in the status strip."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import httpx
+import pytest
+from pytestqt.qtbot import QtBot
+
+from rilai_desktop.api.server import free_port
+from rilai_desktop.api.token import load_or_create_token
+from rilai_desktop.ui.api_switch import ApiSwitch
+from rilai_desktop.ui.main_window import MainWindow
+from rilai_desktop.ui.settings_dialog import SettingsDialog
+from tests.fake_engine import open_fake_engine
+
+
+@pytest.fixture(autouse=True)
+def hashed(monkeypatch: pytest.MonkeyPatch, rilai_home: Path) -> None:
+    monkeypatch.setenv("RILAI_EMBEDDING__BACKEND", "hash")
+
+
+def test_the_dialog_turns_the_api_on_and_sets_its_port(qtbot: QtBot) -> None:
+    engine = open_fake_engine()
+    try:
+        dialog = SettingsDialog(engine.settings, engine.parts.core.paths.data_dir)
+        qtbot.addWidget(dialog)
+        assert not dialog.api_on.isChecked() and dialog.api_port.value() == 8765  # off
+        dialog.api_on.setChecked(True)
+        dialog.api_port.setValue(9123)
+        assert dialog.changes()["api.enabled"] == "true"
+        dialog.save()
+        saved = engine.settings.saved().settings.api
+        assert saved.enabled is True and saved.port == 9123
+    finally:
+        engine.close()
+
+
+def test_the_switch_serves_the_api_and_the_strip_says_so(qtbot: QtBot) -> None:
+    engine = open_fake_engine()
+    window = MainWindow()
+    qtbot.addWidget(window)
+    switch = ApiSwitch()
+    switch.state.connect(window.status.api)
+    config_dir = engine.parts.core.paths.config_dir
+    port = free_port()
+    try:
+        switch.apply(engine, True, port, config_dir)
+        assert window.status.api_label.text() == f"API on 127.0.0.1:{port}"
+        token = load_or_create_token(config_dir)
+        answer = httpx.get(
+            f"http://127.0.0.1:{port}/v1/models",
+            headers={"Authorization": f"Bearer {token}"},
+            timeout=10,
+        )
+        assert answer.status_code == 200
+        switch.apply(engine, False, port, config_dir)
+        assert window.status.api_label.text() == "" and switch.server is None
+        with pytest.raises(httpx.ConnectError):
+            httpx.get(f"http://127.0.0.1:{port}/v1/models", timeout=2)
+    finally:
+        switch.stop()
+        engine.close()
+
+
+def test_a_port_in_use_is_said_in_one_line(qtbot: QtBot) -> None:
+    import socket
+
+    engine = open_fake_engine()
+    window = MainWindow()
+    qtbot.addWidget(window)
+    switch = ApiSwitch()
+    switch.state.connect(window.status.api)
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        try:
+            switch.apply(engine, True, port, engine.parts.core.paths.config_dir)
+            text = window.status.api_label.text()
+            assert text.startswith(f"API off: port {port} could not be opened"), text
+            assert switch.server is None
+        finally:
+            switch.stop()
+            engine.close()

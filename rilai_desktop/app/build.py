@@ -79,6 +79,16 @@ def _llama_factory(
     )
 
     def factory(entry: ModelEntry, path: Path, slot: str) -> LLM:
+        if entry.source.kind == "endpoint" and entry.source.url:  # another machine's server
+            from rilai_desktop.llm.remote import RemoteModel, read_key
+
+            return RemoteModel(
+                entry.source.url,
+                model=entry.source.model or entry.id,
+                model_id=entry.id,
+                api_key=read_key(entry.source.api_key_file),
+                on_event=on_event,
+            )
         # Parallel agent contexts already fill the cores: one thread each, prompt included.
         # Everything else runs alone and processes its prompt on llm.batch_threads.
         # The voice speaks alone too: it decodes on llm.voice_threads.

@@ -143,8 +143,15 @@ def build_parser() -> argparse.ArgumentParser:
     use = models_sub.add_parser("use", parents=[action_common], help="point TIER at MODEL")
     use.add_argument("tier")
     use.add_argument("model")
-    add = models_sub.add_parser("add", parents=[action_common], help="register your own GGUF")
-    add.add_argument("path")
+    add = models_sub.add_parser(
+        "add", parents=[action_common], help="register your own GGUF, or a server (--endpoint)"
+    )
+    add.add_argument("path", help="the GGUF file; with --endpoint, a name for the server")
+    add.add_argument(
+        "--endpoint", metavar="URL", help="an OpenAI-compatible server's /v1 URL (docs/api.md)"
+    )
+    add.add_argument("--api-key-file", metavar="F", help="with --endpoint: a file with its key")
+    add.add_argument("--model", help="with --endpoint: the model name the server knows")
     add.add_argument("--id", help="model id (default: from the file name)")
     add.add_argument("--tier", help="also point this tier at it")
     remove = models_sub.add_parser(

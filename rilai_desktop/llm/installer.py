@@ -163,6 +163,8 @@ def verify(
     """Size and sha256 of ``entry``'s file against the manifest. ``use_cache=False`` hashes
     the file even when the cache knows it; ``remember=False`` leaves the cache as it is
     (`rilai self-test` reads, it never writes beside the models)."""
+    if entry.source.kind == "endpoint":  # another machine's server: no file to check here
+        return Verification(Path(entry.source.url or ""), True, None, True, None, True)
     path = entry.path_in(models_dir)
     if not path.is_file():
         return Verification(path, False, None, False, None, False)

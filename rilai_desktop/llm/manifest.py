@@ -24,7 +24,8 @@ FALLBACK_ORDER: dict[str, tuple[str, ...]] = {
     "medium": ("medium", "small"),
     "small": ("small",),
 }
-SourceKind = Literal["package_file", "package_chunks", "user_file", "url"]
+# "endpoint": a tier on another machine's OpenAI-compatible server (llm/remote.py)
+SourceKind = Literal["package_file", "package_chunks", "user_file", "url", "endpoint"]
 _SHA = re.compile(r"^[0-9a-f]{64}$")
 
 
@@ -34,7 +35,9 @@ class ModelSource:
     packages: tuple[str, ...] = ()
     parts: tuple[str, ...] = ()  # "module/relative/path" inside installed packages
     path: str | None = None  # user_file: absolute path of the user's GGUF
-    url: str | None = None
+    url: str | None = None  # url: where the GGUF came from; endpoint: the server's /v1 URL
+    model: str | None = None  # endpoint: the model name the server knows
+    api_key_file: str | None = None  # endpoint: a file holding its API key (never the key)
 
 
 @dataclass(frozen=True)
@@ -63,6 +66,10 @@ class ModelEntry:
             src["path"] = self.source.path
         if self.source.url:
             src["url"] = self.source.url
+        if self.source.model:
+            src["model"] = self.source.model
+        if self.source.api_key_file:
+            src["api_key_file"] = self.source.api_key_file
         out: dict[str, Any] = {"name": self.name, "file": self.file, "licence": self.licence}
         if self.sha256:
             out["sha256"] = self.sha256
@@ -79,6 +86,7 @@ class Manifest:
     tiers: dict[str, str]
     models: dict[str, ModelEntry]
     user_models: set[str] = field(default_factory=set)
+    base_tiers: dict[str, str] = field(default_factory=dict)  # the shipped file's, unchanged
 
     def for_tier(self, tier: str) -> ModelEntry:
         if tier not in TIERS:
@@ -144,6 +152,8 @@ def _entry(model_id: str, raw: Mapping[str, Any], origin: Path) -> ModelEntry:
                 parts=tuple(src.get("parts", ())),
                 path=src.get("path"),
                 url=src.get("url"),
+                model=src.get("model"),
+                api_key_file=src.get("api_key_file"),
             ),
         )
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
@@ -185,7 +195,8 @@ def load_manifest(base: Path, overlay: Path | None = None) -> Manifest:
                     f"Fix or delete the [tiers] line in {where}",
                 ],
             )
-    return Manifest(tiers=tiers, models=models, user_models=user)
+    base_tiers = {str(k): str(v) for k, v in _table(base_raw, "tiers", base).items()}
+    return Manifest(tiers=tiers, models=models, user_models=user, base_tiers=base_tiers)
 
 
 def update_overlay(

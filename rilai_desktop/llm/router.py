@@ -89,6 +89,8 @@ class ModelRouter:
         problems: list[str] = []
         for candidate in order:
             entry = self.manifest.for_tier(candidate)
+            if entry.source.kind == "endpoint":  # a tier on another machine (llm/remote.py)
+                return self._remote(tier, candidate, entry, slot)
             path = entry.path_in(self.models_dir).resolve()
             try:
                 model = self._load(entry, path, slot)
@@ -106,6 +108,39 @@ class ModelRouter:
                 "Check them: rilai models verify",
             ],
         )
+
+    def _remote(self, tier: str, candidate: str, entry: ModelEntry, slot: str) -> LLM:
+        """The endpoint's model, falling back call by call to this tier's shipped local
+        model (then the smaller ones) with an ERROR event when the server fails."""
+        from rilai_desktop.llm.remote import WithFallback
+
+        remote = self._load(entry, Path(f"endpoint:{entry.id}"), slot)
+        self.resolved[tier] = candidate
+
+        def local() -> LLM:
+            problems: list[str] = []
+            for fallback in FALLBACK_ORDER.get(candidate, (candidate,)):
+                shipped = self.manifest.models.get(self.manifest.base_tiers.get(fallback, ""))
+                if shipped is None or shipped.source.kind == "endpoint":
+                    continue
+                try:
+                    return self._load(shipped, shipped.path_in(self.models_dir).resolve(), slot)
+                except ModelError as exc:
+                    problems.append(f"{fallback}: {exc.message}")
+            raise ModelFileMissingError(
+                f"No local model to fall back to for the {tier} tier: " + "; ".join(problems)
+            )
+
+        return WithFallback(remote, local, tier=tier, on_event=self._on_event)
+
+    def endpoints(self) -> dict[str, str]:
+        """Every endpoint a tier may reach (tier -> URL): what `rilai doctor` lists."""
+        out: dict[str, str] = {}
+        for tier in self.manifest.tiers:
+            entry = self.manifest.for_tier(tier)
+            if entry.source.kind == "endpoint" and entry.source.url:
+                out[tier] = entry.source.url
+        return out
 
     def _load(self, entry: ModelEntry, path: Path, slot: str = "") -> LLM:
         with self._lock:

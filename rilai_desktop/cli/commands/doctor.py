@@ -102,6 +102,9 @@ def check_models(ctx: Context, *, smoke: bool) -> list[Check]:
         except ModelError as exc:
             checks.append(Check(name, "fail", exc.message, "; ".join(exc.hints)))
             continue
+        if entry.source.kind == "endpoint":
+            checks.append(endpoint_check(name, entry.id, entry.source.url or ""))
+            continue
         v = verify(entry, ctx.paths.models_dir)
         if not v.exists:
             # the large tier is optional (1.1 GB): `make run` installs it, tests do not
@@ -138,6 +141,21 @@ def check_models(ctx: Context, *, smoke: bool) -> list[Check]:
                 continue
         checks.append(Check(name, "ok", detail))
     return checks
+
+
+def endpoint_check(name: str, model_id: str, url: str) -> Check:
+    """A tier on another machine: does its server answer ``GET {url}/models`` (3 s)?"""
+    import httpx
+
+    try:
+        answer = httpx.get(f"{url.rstrip('/')}/models", timeout=3.0)
+        answer.raise_for_status()
+    except httpx.HTTPError as exc:
+        return Check(name, "warn", f"{model_id} at {url} does not answer ({exc})",
+                     "turns fall back to the local model until it does")  # fmt: skip
+    return Check(
+        name, "ok", f"{model_id}: the server at {url} answers (this tier leaves the computer)"
+    )
 
 
 def smoke_ms(ctx: Context, model_id: str, path: Path) -> float:

@@ -63,6 +63,8 @@ def _row(tier: str | None, entry: ModelEntry, ctx: Context, *, full: bool) -> di
         "size": entry.size,
         "present": path.is_file(),
     }
+    if entry.source.kind == "endpoint":  # another machine's server (docs/api.md)
+        row.update(file=entry.source.url, present=True, state=f"remote: {entry.source.url}")
     if full:
         v = verify(entry, ctx.paths.models_dir)
         row.update(size_ok=v.size_ok, sha256_ok=v.sha_ok, sha256=v.sha256)
@@ -87,7 +89,7 @@ def cmd_list(args: Namespace, ctx: Context) -> int:
                     r["tier"] or "-",
                     r["model"],
                     human_bytes(r["size"] or 0),
-                    "installed" if r["present"] else "not installed",
+                    r.get("state") or ("installed" if r["present"] else "not installed"),
                     r["licence"],
                 )
                 for r in rows
@@ -204,10 +206,59 @@ def _register(
 
 
 def cmd_add(args: Namespace, ctx: Context) -> int:
+    if getattr(args, "endpoint", None):
+        return _add_endpoint(args, ctx)
     path = Path(args.path).expanduser().resolve()
     if args.tier:
         _tiers([args.tier])
     return _register(ctx, path, args.id, args.tier, ModelSource("user_file", path=str(path)))
+
+
+def _add_endpoint(args: Namespace, ctx: Context) -> int:
+    """A tier on another machine: the server's URL, the model it serves, a key file."""
+    from urllib.parse import urlparse
+
+    from rilai_desktop.llm.errors import ManifestError
+
+    url = str(args.endpoint).rstrip("/")
+    if urlparse(url).scheme not in ("http", "https") or not urlparse(url).netloc:
+        raise ManifestError(
+            f"{url!r} is not an http(s) URL",
+            recovery_suggestions=[
+                "e.g. rilai models add big --endpoint http://192.168.1.20:8080/v1"
+            ],
+        )
+    key_file = getattr(args, "api_key_file", None)
+    if key_file and not Path(key_file).expanduser().is_file():
+        raise ManifestError(f"No key file at {key_file}", recovery_suggestions=["Check the path"])
+    if args.tier:
+        _tiers([args.tier])
+    entry = ModelEntry(
+        id=args.id or _slug(args.path),
+        name=args.path,
+        file="",
+        sha256=None,
+        size=None,
+        licence="remote",
+        context_length=None,
+        source=ModelSource(
+            "endpoint",
+            url=url,
+            model=getattr(args, "model", None) or args.path,
+            api_key_file=str(Path(key_file).expanduser().resolve()) if key_file else None,
+        ),
+    )
+    tiers = {args.tier: entry.id} if args.tier else None
+    _update(ctx.paths.user_manifest_file, add=entry, tiers=tiers)
+    data = {"model": entry.id, "endpoint": url, "served_model": entry.source.model,
+            "tier": args.tier}  # fmt: skip
+    if ctx.json:
+        emit_json(data)
+    else:
+        print(f"Added {entry.id}: {url} (model {entry.source.model}).")
+        print(f"Use it for a tier: rilai models use large {entry.id}. Replies then leave this"
+              " computer for that server; a failed call is answered locally.")  # fmt: skip
+    return 0
 
 
 def cmd_remove(args: Namespace, ctx: Context) -> int:

@@ -14,7 +14,7 @@ reads the whole file and belongs on a background thread.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Final
 
@@ -59,6 +59,19 @@ def _state(entry: ModelEntry, path: Path, models_dir: Path, *, hashed: str | Non
     return VERIFIED
 
 
+def endpoint_health(entry: ModelEntry) -> str:
+    """ "remote: URL · answers" or "… · not answering" (GET /models, 3 s; never on the GUI
+    thread: "Verify files" runs it on its background thread)."""
+    import httpx
+
+    url = (entry.source.url or "").rstrip("/")
+    try:
+        httpx.get(f"{url}/models", timeout=3.0).raise_for_status()
+    except httpx.HTTPError:
+        return f"remote: {url} · not answering (turns fall back to this computer)"
+    return f"remote: {url} · answers"
+
+
 class ModelFiles:
     """Rows for the tiers, a file chosen for a tier, a tier's file verified."""
 
@@ -66,6 +79,10 @@ class ModelFiles:
         self._paths = paths
 
     def _row(self, tier: str, entry: ModelEntry, hashed: str | None) -> TierModel:
+        if entry.source.kind == "endpoint":  # a tier on another machine (docs/api.md)
+            url = entry.source.url or ""
+            return TierModel(tier=tier, model_id=entry.id, name=entry.name, path=Path(url),
+                             size=None, state=f"remote: {url}", custom=True)  # fmt: skip
         models_dir = self._paths.models_dir
         path = entry.path_in(models_dir)
         size = path.stat().st_size if path.is_file() else None
@@ -95,6 +112,8 @@ class ModelFiles:
         """Hash the tier's file (seconds for a large one: not on a GUI thread); the hash is
         remembered in the cache, so ``rows()`` says it from now on."""
         for name, entry in self._entries():
+            if name == tier and entry.source.kind == "endpoint":
+                return replace(self._row(tier, entry, None), state=endpoint_health(entry))
             if name == tier:
                 result = verify(entry, self._paths.models_dir)
                 return self._row(tier, entry, result.sha256)

@@ -395,12 +395,13 @@ class MainWindow(QMainWindow):
         self._turn_over("error")
 
     def _say_missing_models(self) -> None:
-        from rilai_desktop.ui.trouble import missing_model_note
+        from rilai_desktop.ui.trouble import missing_model_note, remote_down_note
 
-        note = missing_model_note(self._troubles)
+        notes = [missing_model_note(self._troubles), remote_down_note(self._troubles)]
         self._troubles, self._sent = [], ""
-        if note:
-            self.view.add_message("system", note)
+        for note in notes:
+            if note:
+                self.view.add_message("system", note)
 
     def _on_reset(self, _session_id: str) -> None:
         self.input.end_edit(clear=False)

@@ -49,7 +49,9 @@ def human_size(size: int | None) -> str:
 
 
 def describe(row: Any) -> str:
-    """``qwen….gguf · 1.0 GB · verified``."""
+    """``qwen….gguf · 1.0 GB · verified``; a tier on another machine: ``big · remote: URL``."""
+    if str(row.state).startswith("remote"):
+        return f"{row.model_id} · {row.state}"
     return f"{Path(row.path).name} · {human_size(row.size)} · {row.state}"
 
 

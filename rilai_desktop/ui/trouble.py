@@ -60,3 +60,20 @@ def missing_model_note(payloads: Iterable[Mapping[str, Any]]) -> str | None:
         f"To put it back, run `{install}`, or restart Rilai and install it from the window. "
         "Your message is kept in the conversation."
     )
+
+
+_REMOTE = re.compile(r"the (\w+) tier's server at (\S+) did not answer")
+
+
+def remote_down_note(payloads: Iterable[Mapping[str, Any]]) -> str | None:
+    """One line when a tier on another machine failed this turn and the local model
+    answered instead (``llm/remote.py``'s ERROR event); None otherwise."""
+    for payload in payloads:
+        for text in _strings(payload):
+            if (found := _REMOTE.search(text)) and "answered locally" in text:
+                tier, url = found.groups()
+                return (
+                    f"The {tier} tier's server at {url} did not answer, so this reply came "
+                    "from the model on this computer."
+                )
+    return None

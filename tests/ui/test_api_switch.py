@@ -85,3 +85,40 @@ def test_a_port_in_use_is_said_in_one_line(qtbot: QtBot) -> None:
         finally:
             switch.stop()
             engine.close()
+
+
+def test_a_remote_tier_that_went_down_is_said_in_one_line(qtbot: QtBot) -> None:
+    """The ERROR event of llm/remote.py's fallback, at the end of the turn: one line."""
+    from types import SimpleNamespace
+
+    window = MainWindow()
+    qtbot.addWidget(window)
+    error = (
+        "the large tier's server at http://10.0.0.2:8080/v1 did not answer (refused);"
+        " answered locally with qwen2.5-coder-1.5b-instruct-q4_k_m"
+    )
+    window._on_update(SimpleNamespace(kind="error", payload={"error": error}))
+    window._say_missing_models()
+    notes = [r.text for r in window.view.rows if r.role == "system"]
+    assert notes == [
+        "The large tier's server at http://10.0.0.2:8080/v1 did not answer, so this reply"
+        " came from the model on this computer."
+    ]
+
+
+def test_the_settings_rows_show_a_remote_tier_and_its_health(tmp_path: Path) -> None:
+    from rilai_desktop.app.model_files import ModelFiles
+    from rilai_desktop.llm.manifest import ModelEntry, ModelSource, update_overlay
+    from rilai_desktop.paths import resolve_paths
+    from rilai_desktop.ui.model_tiers import describe
+
+    paths = resolve_paths()
+    url = f"http://127.0.0.1:{free_port()}/v1"  # nothing listens there
+    entry = ModelEntry("big", "big", "", None, None, "remote", None,
+                       ModelSource("endpoint", url=url, model="m"))  # fmt: skip
+    update_overlay(paths.user_manifest_file, add=entry, tiers={"large": "big"})
+    files = ModelFiles(paths)
+    row = next(r for r in files.rows() if r.tier == "large")
+    assert describe(row) == f"big · remote: {url}"
+    checked = files.verify("large")
+    assert checked.state == f"remote: {url} · not answering (turns fall back to this computer)"

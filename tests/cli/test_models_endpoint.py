@@ -34,3 +34,17 @@ def test_a_bad_url_or_key_file_is_refused(run: Run) -> None:
     assert bad.code != 0 and "not an http(s) URL" in bad.err
     missing = run("models", "add", "big", "--endpoint", "http://h/v1", "--api-key-file", "/nope")
     assert missing.code != 0 and "No key file" in missing.err
+
+
+def test_serve_show_token_prints_the_private_token(run: Run) -> None:
+    import os
+    import stat
+
+    from rilai_desktop.api.token import token_path
+
+    shown = run("serve", "--show-token")
+    assert shown.code == 0
+    path = token_path(resolve_paths().config_dir)
+    assert shown.out.strip() == path.read_text().strip() and len(shown.out.strip()) >= 40
+    assert stat.S_IMODE(os.stat(path).st_mode) == 0o600
+    assert run("serve", "--show-token").out == shown.out  # made once, then kept

@@ -108,6 +108,7 @@ class TurnExplanation:
     key_points: tuple[KeyPoint, ...] = ()
     decision: Decision | None = None
     critics: tuple[CriticVerdict, ...] = field(default=())
+    voice_model: str = ""  # the model that wrote the reply shown (a remote tier's id too)
 
     @property
     def final_critics(self) -> tuple[CriticVerdict, ...]:
@@ -147,7 +148,7 @@ def explain_turn(events: Iterable[EngineEvent]) -> TurnExplanation:
     events = list(events)
     session_id = events[0].session_id if events else ""
     turn_id = events[0].turn_id if events else 0
-    user_text = reply = interrupt = ""
+    user_text = reply = interrupt = voice_model = ""
     memory_logged = False
     memories: list[UsedMemory] = []
     passages: list[UsedPassage] = []
@@ -181,6 +182,7 @@ def explain_turn(events: Iterable[EngineEvent]) -> TurnExplanation:
             critics += _verdicts(payload)
         elif kind is EventKind.VOICE_RENDERED:
             reply = _str(payload.get("text")) or reply
+            voice_model = _str(payload.get("model")) or voice_model
         elif kind is EventKind.TURN_COMPLETED:
             reply = _str(payload.get("response")) or reply
     return TurnExplanation(
@@ -196,6 +198,7 @@ def explain_turn(events: Iterable[EngineEvent]) -> TurnExplanation:
         key_points=_key_points(decision_payload, claims),
         decision=_decision(decision_payload),
         critics=tuple(critics),
+        voice_model=voice_model,
     )
 
 

@@ -296,7 +296,10 @@ class WhyPanel(QDialog):
     def _turn_section(self, e: TurnExplanation) -> QGroupBox:
         from rilai_desktop.ui.inspector.risk import why_sentence
 
-        box = self._section("This turn", [f"You wrote: {e.user_text}", f"Rilai: {e.reply}"])
+        lines = [f"You wrote: {e.user_text}", f"Rilai: {e.reply}"]
+        if e.voice_model:  # which model wrote it: a tier on another machine says so too
+            lines.append(f"Written by: {e.voice_model}")
+        box = self._section("This turn", lines)
         careful = why_sentence(self.risk)
         layout = box.layout()
         if careful and layout is not None:

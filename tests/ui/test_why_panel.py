@@ -75,6 +75,12 @@ def test_why_opens_the_panel_listing_the_memory_in_the_prompt(
     assert panel.section_titles()[:2] == ["This turn", "Memories in Rilai's notes for this reply"]
     assert "The council's decision" in panel.section_titles()
     assert "The critics' verdicts" in panel.section_titles()
+    # which model wrote the reply (a tier on another machine says its id: issue 29)
+    from PySide6.QtWidgets import QLabel
+
+    written = [w.text() for w in panel.findChildren(QLabel) if w.text().startswith("Written by:")]
+    assert written == [f"Written by: {engine.explain_turn(engine.session_id, turn).voice_model}"]
+    assert written[0] != "Written by: "
 
 
 def test_every_control_of_the_panel_has_an_accessible_name(

@@ -20,7 +20,14 @@ from typing import Final
 
 from rilai_desktop.llm.gguf import check_file
 from rilai_desktop.llm.installer import cached_sha256, verify
-from rilai_desktop.llm.manifest import TIERS, ModelEntry, ModelSource, load_manifest, update_overlay
+from rilai_desktop.llm.manifest import (
+    TIERS,
+    ModelEntry,
+    ModelSource,
+    endpoint_entry,
+    load_manifest,
+    update_overlay,
+)
 from rilai_desktop.paths import Paths
 
 VERIFIED: Final = "verified"
@@ -123,6 +130,15 @@ class ModelFiles:
     def check(path: Path) -> None:
         """Refuse a missing or non-GGUF file (a RilaiError that says why)."""
         check_file(path, hint="Choose a .gguf model file")
+
+    def use_endpoint(self, tier: str, url: str, model: str) -> TierModel:
+        """Point ``tier`` at an OpenAI-compatible server (docs/api.md); applies at the next
+        start. A ManifestError says what is wrong with the URL."""
+        if tier not in TIERS:
+            raise KeyError(tier)
+        entry = endpoint_entry(f"remote-{tier}", url, model)
+        update_overlay(self._paths.user_manifest_file, add=entry, tiers={tier: entry.id})
+        return self._row(tier, entry, None)
 
     def use_file(self, tier: str, path: Path) -> TierModel:
         """Point ``tier`` at the GGUF file ``path`` (the model overlay); applies at the next

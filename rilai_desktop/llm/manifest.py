@@ -225,3 +225,37 @@ def update_overlay(
         tmp.replace(overlay)
     finally:
         tmp.unlink(missing_ok=True)  # only left when writing failed; the overlay is untouched
+
+
+def endpoint_entry(
+    model_id: str, url: str, model: str, api_key_file: str | None = None
+) -> ModelEntry:
+    """A tier on another machine (docs/api.md): a checked http(s) URL and key file; the
+    key file's path is stored, never the key. A ManifestError says what is wrong."""
+    from urllib.parse import urlparse
+
+    url = url.strip().rstrip("/")
+    parsed = urlparse(url)
+    if parsed.scheme not in ("http", "https") or not parsed.netloc:
+        raise ManifestError(
+            f"{url!r} is not an http(s) URL",
+            recovery_suggestions=["e.g. http://192.168.1.20:8080/v1"],
+        )
+    key = None
+    if api_key_file:
+        key_path = Path(api_key_file).expanduser()
+        if not key_path.is_file():
+            raise ManifestError(
+                f"No key file at {api_key_file}", recovery_suggestions=["Check the path"]
+            )
+        key = str(key_path.resolve())
+    return ModelEntry(
+        id=model_id,
+        name=model_id,
+        file="",
+        sha256=None,
+        size=None,
+        licence="remote",
+        context_length=None,
+        source=ModelSource("endpoint", url=url, model=model.strip() or model_id, api_key_file=key),
+    )

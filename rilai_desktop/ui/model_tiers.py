@@ -19,6 +19,7 @@ from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
     QFileDialog,
     QGridLayout,
+    QInputDialog,
     QLabel,
     QPushButton,
     QWidget,
@@ -35,6 +36,8 @@ class ModelFilesPort(Protocol):
     def check(self, path: Path) -> None: ...
 
     def use_file(self, tier: str, path: Path) -> Any: ...
+
+    def use_endpoint(self, tier: str, url: str, model: str) -> Any: ...
 
 
 def human_size(size: int | None) -> str:
@@ -56,6 +59,21 @@ def describe(row: Any) -> str:
 
 
 ChooseFile = Callable[[QWidget, str], str]
+# (url, model) of an OpenAI-compatible server for a tier, or None when the person cancels
+AskServer = Callable[[QWidget, str], "tuple[str, str] | None"]
+
+
+def _ask_for_server(parent: QWidget, tier: str) -> tuple[str, str] | None:
+    url, ok = QInputDialog.getText(
+        parent,
+        f"A server for the {tier} tier",
+        "The server's OpenAI-compatible URL (its replies leave this computer):",
+        text="http://192.168.1.20:8080/v1",
+    )
+    if not ok or not url.strip():
+        return None
+    model, ok = QInputDialog.getText(parent, f"A server for the {tier} tier", "Model name:")
+    return (url.strip(), model.strip()) if ok else None
 
 
 def _ask_for_file(parent: QWidget, tier: str) -> str:
@@ -77,12 +95,16 @@ class ModelTiers(QWidget):
         parent: QWidget | None = None,
         *,
         choose_file: ChooseFile = _ask_for_file,
+        ask_server: AskServer = _ask_for_server,
     ) -> None:
         super().__init__(parent)
         self.setAccessibleName("Model per tier")
         self._models = models
         self._choose_file = choose_file
+        self._ask_server = ask_server
         self.chosen: dict[str, Path] = {}  # written on Save
+        self.servers: dict[str, tuple[str, str]] = {}  # tier -> (url, model), written on Save
+        self.server_buttons: dict[str, QPushButton] = {}
         self.labels: dict[str, QLabel] = {}
         self.buttons: dict[str, QPushButton] = {}
         grid = QGridLayout(self)
@@ -104,10 +126,15 @@ class ModelTiers(QWidget):
             button = QPushButton("Choose file…")
             button.setAccessibleName(f"Choose a GGUF file for the {tier} tier")
             button.clicked.connect(lambda _=False, t=tier: self._ask(t))
+            server = QPushButton("Use a server…")
+            server.setAccessibleName(f"Use a server on another machine for the {tier} tier")
+            server.clicked.connect(lambda _=False, t=tier: self._ask_for_server(t))
             grid.addWidget(name, i, 0)
             grid.addWidget(label, i, 1)
             grid.addWidget(button, i, 2)
+            grid.addWidget(server, i, 3)
             self.labels[tier], self.buttons[tier] = label, button
+            self.server_buttons[tier] = server
         self.verify_button = QPushButton("Verify files")
         self.verify_button.setAccessibleName("Verify the model files' sha256")
         self.verify_button.clicked.connect(self.verify)
@@ -123,6 +150,24 @@ class ModelTiers(QWidget):
         if path:
             self.choose(tier, Path(path))
 
+    def _ask_for_server(self, tier: str) -> None:
+        answer = self._ask_server(self, tier)
+        if answer is not None:
+            self.choose_server(tier, *answer)
+
+    def choose_server(self, tier: str, url: str, model: str) -> bool:
+        """Take a server for ``tier`` if its URL is http(s); else say why."""
+        from urllib.parse import urlparse
+
+        parsed = urlparse(url.strip())
+        if parsed.scheme not in ("http", "https") or not parsed.netloc:
+            self.problem.emit(f"{tier} tier: {url!r} is not an http(s) URL")
+            return False
+        self.servers[tier] = (url.strip(), model)
+        self.chosen.pop(tier, None)
+        self.labels[tier].setText(f"remote: {url.strip()} (chosen: used from the next start)")
+        return True
+
     def choose(self, tier: str, path: Path) -> bool:
         """Take ``path`` for ``tier`` if it is a GGUF file (4 bytes read); else say why."""
         try:
@@ -131,6 +176,7 @@ class ModelTiers(QWidget):
             self.problem.emit(f"{tier} tier: {getattr(exc, 'message', None) or exc}")
             return False
         self.chosen[tier] = path
+        self.servers.pop(tier, None)
         size = path.stat().st_size
         self.labels[tier].setText(
             f"{path.name} · {human_size(size)} · custom file (chosen: used from the next start)"
@@ -143,6 +189,10 @@ class ModelTiers(QWidget):
         for tier, path in list(self.chosen.items()):
             row = self._models.use_file(tier, path)
             del self.chosen[tier]
+            self.labels[tier].setText(describe(row))
+        for tier, (url, model) in list(self.servers.items()):
+            row = self._models.use_endpoint(tier, url, model)
+            del self.servers[tier]
             self.labels[tier].setText(describe(row))
 
     def verify(self) -> None:
@@ -166,5 +216,5 @@ class ModelTiers(QWidget):
         if row is None:
             self.verify_button.setEnabled(True)
             return
-        if row.tier in self.labels and row.tier not in self.chosen:
+        if row.tier in self.labels and row.tier not in self.chosen and row.tier not in self.servers:
             self.labels[row.tier].setText(describe(row))

@@ -122,3 +122,25 @@ def test_the_settings_rows_show_a_remote_tier_and_its_health(tmp_path: Path) -> 
     assert describe(row) == f"big · remote: {url}"
     checked = files.verify("large")
     assert checked.state == f"remote: {url} · not answering (turns fall back to this computer)"
+
+
+def test_a_server_is_chosen_for_a_tier_in_the_settings(qtbot: QtBot) -> None:
+    from rilai_desktop.app.model_files import ModelFiles
+    from rilai_desktop.llm.manifest import load_manifest
+    from rilai_desktop.paths import resolve_paths
+    from rilai_desktop.ui.model_tiers import ModelTiers
+
+    paths = resolve_paths()
+    answers = iter([("ftp://nope", "m"), ("http://10.0.0.2:8080/v1", "qwen-7b")])
+    tiers = ModelTiers(ModelFiles(paths), ask_server=lambda _parent, _tier: next(answers))
+    qtbot.addWidget(tiers)
+    said: list[str] = []
+    tiers.problem.connect(said.append)
+    tiers.server_buttons["large"].click()  # a bad URL: said, nothing chosen
+    assert said == ["large tier: 'ftp://nope' is not an http(s) URL"] and not tiers.servers
+    tiers.server_buttons["large"].click()
+    assert "remote: http://10.0.0.2:8080/v1 (chosen" in tiers.labels["large"].text()
+    tiers.save()
+    entry = load_manifest(paths.manifest_file, paths.user_manifest_file).for_tier("large")
+    assert entry.source.kind == "endpoint" and entry.source.model == "qwen-7b"
+    assert tiers.labels["large"].text() == "remote-large · remote: http://10.0.0.2:8080/v1"

@@ -216,38 +216,16 @@ def cmd_add(args: Namespace, ctx: Context) -> int:
 
 def _add_endpoint(args: Namespace, ctx: Context) -> int:
     """A tier on another machine: the server's URL, the model it serves, a key file."""
-    from urllib.parse import urlparse
+    from rilai_desktop.llm.manifest import endpoint_entry
 
-    from rilai_desktop.llm.errors import ManifestError
-
-    url = str(args.endpoint).rstrip("/")
-    if urlparse(url).scheme not in ("http", "https") or not urlparse(url).netloc:
-        raise ManifestError(
-            f"{url!r} is not an http(s) URL",
-            recovery_suggestions=[
-                "e.g. rilai models add big --endpoint http://192.168.1.20:8080/v1"
-            ],
-        )
-    key_file = getattr(args, "api_key_file", None)
-    if key_file and not Path(key_file).expanduser().is_file():
-        raise ManifestError(f"No key file at {key_file}", recovery_suggestions=["Check the path"])
     if args.tier:
         _tiers([args.tier])
-    entry = ModelEntry(
-        id=args.id or _slug(args.path),
-        name=args.path,
-        file="",
-        sha256=None,
-        size=None,
-        licence="remote",
-        context_length=None,
-        source=ModelSource(
-            "endpoint",
-            url=url,
-            model=getattr(args, "model", None) or args.path,
-            api_key_file=str(Path(key_file).expanduser().resolve()) if key_file else None,
-        ),
+    model_id = args.id or _slug(args.path)
+    served = getattr(args, "model", None) or args.path
+    entry = endpoint_entry(
+        model_id, str(args.endpoint), served, getattr(args, "api_key_file", None)
     )
+    url = entry.source.url
     tiers = {args.tier: entry.id} if args.tier else None
     _update(ctx.paths.user_manifest_file, add=entry, tiers=tiers)
     data = {"model": entry.id, "endpoint": url, "served_model": entry.source.model,

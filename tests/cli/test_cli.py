@@ -635,8 +635,10 @@ def test_doctor_json_passes_here(rilai_home: Path, real_models: Path) -> None:
     assert data["ok"] is True
     assert list(checks) == [
         "python", "torch", "llama_cpp", "faiss", "qt", "model:small", "model:medium",
-        "model:large", "data_dir", "database",
+        "model:large", "endpoints", "data_dir", "database",
     ]  # fmt: skip
+    # no endpoint was added: nothing leaves this computer (issue 29)
+    assert checks["endpoints"]["detail"] == "none: no model call leaves this computer"
     for name in ("python", "torch", "llama_cpp", "faiss", "qt", "data_dir", "database",
                  "model:small", "model:medium"):  # fmt: skip
         assert checks[name]["status"] == "ok", checks[name]

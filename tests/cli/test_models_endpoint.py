@@ -27,6 +27,12 @@ def test_an_endpoint_is_added_used_and_listed(run: Run, tmp_path: Path) -> None:
     assert "sk-local" not in paths.user_manifest_file.read_text()  # the path, never the key
     listed = run("models", "list")
     assert "remote: http://10.0.0.2:8080/v1" in listed.out
+    from types import SimpleNamespace
+
+    from rilai_desktop.cli.commands.doctor import check_endpoints
+
+    reached = check_endpoints(SimpleNamespace(paths=paths))  # type: ignore[arg-type]
+    assert reached.detail == "the app may reach: large → http://10.0.0.2:8080/v1"
 
 
 def test_a_bad_url_or_key_file_is_refused(run: Run) -> None:

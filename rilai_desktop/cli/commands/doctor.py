@@ -143,6 +143,26 @@ def check_models(ctx: Context, *, smoke: bool) -> list[Check]:
     return checks
 
 
+def check_endpoints(ctx: Context) -> Check:
+    """Every address the app may reach beyond this computer: the tiers' servers the person
+    added (docs/api.md). None by default; the local API listens on 127.0.0.1 only."""
+    from rilai_desktop.llm.errors import ModelError
+    from rilai_desktop.llm.manifest import TIERS, load_manifest
+
+    try:
+        manifest = load_manifest(ctx.paths.manifest_file, ctx.paths.user_manifest_file)
+    except ModelError as exc:
+        return Check("endpoints", "fail", exc.message, "; ".join(exc.hints))
+    reached = [
+        f"{tier} → {entry.source.url}"
+        for tier in TIERS
+        if tier in manifest.tiers and (entry := manifest.for_tier(tier)).source.kind == "endpoint"
+    ]
+    if not reached:
+        return Check("endpoints", "ok", "none: no model call leaves this computer")
+    return Check("endpoints", "ok", "the app may reach: " + "; ".join(reached))
+
+
 def endpoint_check(name: str, model_id: str, url: str) -> Check:
     """A tier on another machine: does its server answer ``GET {url}/models`` (3 s)?"""
     import httpx
@@ -228,6 +248,7 @@ def run(
     hands in stubs, the slow test runs the real ones)."""
     results = [check_python(), *(c() for c in libraries)]
     results += check_models(ctx, smoke=not getattr(args, "no_smoke", False))
+    results.append(check_endpoints(ctx))
     results.append(check_data_dir(ctx))
     # the database check needs a writable data dir
     if results[-1].status == "ok":

@@ -582,3 +582,11 @@ def test_a_careful_turn_the_voice_did_not_check_in_on_gets_the_check_in() -> Non
     assert check_in(english, "Want a quick one or a slow one?", CAREFUL_QUESTION) == ""
     assert check_in(_careful_state("pasta?", None), recipe, CAREFUL_QUESTION) == ""
     assert check_in(english, "   ", CAREFUL_QUESTION) == ""
+    # not twice in a row: Rilai's last reply already ended with the check-in
+    english.history = [
+        {"role": "user", "content": "thanks"},
+        {"role": "assistant", "content": f"You're welcome. {CHECK_INS['en']}"},
+    ]
+    assert check_in(english, recipe, CAREFUL_QUESTION) == ""
+    english.history[-1]["content"] = "You're welcome."
+    assert check_in(english, recipe, CAREFUL_QUESTION) == CHECK_INS["en"]

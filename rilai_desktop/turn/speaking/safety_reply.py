@@ -135,13 +135,21 @@ CHECK_INS: Final[Mapping[str, str]] = {
 def check_in(state: TurnState, reply: str, question: str) -> str:
     """The check-in to add after ``reply`` on a careful turn whose council asked for it
     (``question`` in ``asks_user``) when the voice did not ask anything: in their language.
-    "" when none is due."""
+    "" when none is due, or when Rilai's last reply already ended with it (the memory soak
+    printed "… And how are you doing right now?" on one turn after another)."""
     decision = state.decision
     asks = decision.speech_act.asks_user if decision is not None else None
     if not reply.strip() or "?" in reply or not asks or question not in asks:
         return ""
     text = state.user_text if isinstance(state.user_text, str) else ""
     history = state.history if isinstance(state.history, list) else []
+    said = [
+        m.get("content", "")
+        for m in history
+        if isinstance(m, dict) and m.get("role") == "assistant"
+    ]
+    if said and str(said[-1]).rstrip().endswith(tuple(CHECK_INS.values())):
+        return ""
     return CHECK_INS.get(message_language(text, history), CHECK_INS["en"])
 
 

@@ -7,7 +7,7 @@ BIN   := $(VENV)/bin
 export RILAI_MODELS_DIR ?= $(CURDIR)/models
 
 .PHONY: run test setup models-test models-all lint typecheck importlint unit clean-venv bench eval-replies \
-	package package-test understanding-model
+	package package-test understanding-model reliability
 
 setup:
 	@./tools/setup.sh
@@ -50,6 +50,17 @@ bench: setup models-test
 	@$(BIN)/rilai bench memory
 	@$(BIN)/rilai bench turn
 	@$(BIN)/rilai bench daemon
+
+# The reliability proofs at full scale (docs/reliability.md): crash, hostile input, malformed
+# model output, soak, offline, permissions, corruption, threads, two writers, injection. Up
+# to ~30 minutes, not part of `make test` (which runs a few iterations of each). Writes
+# reliability-report.json and prints the table.
+reliability: setup models-test
+	@rm -rf reliability-out
+	@RILAI_RELIABILITY=full RILAI_RELIABILITY_OUT=$(CURDIR)/reliability-out \
+		$(BIN)/python -m pytest tests/reliability -q -p no:cacheprovider; rc=$$?; \
+		$(BIN)/python tools/reliability_report.py reliability-out reliability-report.json || rc=1; \
+		exit $$rc
 
 # The real turn over the scripted conversations (docs/eval.md): many minutes on the real
 # models, not part of `make test`. The JSON report and the side-by-side go to eval-out/.

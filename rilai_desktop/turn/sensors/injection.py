@@ -20,9 +20,12 @@ from __future__ import annotations
 import re
 from typing import Final
 
+from rilai_desktop.turn.sensors.injection_decode import decoded_variants
+from rilai_desktop.turn.sensors.injection_languages import CUES as LANGUAGE_CUES
+from rilai_desktop.turn.sensors.injection_more import CUES as EXTRA_CUES
 from rilai_desktop.turn.sensors.scoring import Cue, Hit, Policy, Reading, cue, noisy_or
 from rilai_desktop.turn.sensors.scoring import read as score
-from rilai_desktop.turn.sensors.text import Text
+from rilai_desktop.turn.sensors.text import Text, normalise
 
 _TARGET: Final = (
     r"(?:instructions?|directions?|rules?|guidelines?|prompts?|polic(?:y|ies)|constraints?"
@@ -92,7 +95,8 @@ CUES: Final[tuple[Cue, ...]] = (
     ),
     cue(r"\bdisregard\b", 0.4, _ANY, negatable=False),
     cue(
-        r"\bsystem (?:prompt|message|instructions|rules|configuration|directives)\b",
+        r"\bsystem (?:prompts?|message|instructions|rules|configuration|directives)\b"
+        r"|\bsystem (?:instruction|command|notice|update)s?\s*:",
         0.75,
         _ANY,
         negatable=False,
@@ -255,9 +259,12 @@ CUES: Final[tuple[Cue, ...]] = (
         _ANY,
         negatable=False,
     ),
+    *EXTRA_CUES,
+    *LANGUAGE_CUES,
     # chat-template and role tokens
     cue(
-        r"<\|[a-z_ ]{2,24}\|>|\[/?inst\]|<</?sys>>|</?s>|<\|?endoftext\|?>",
+        r"<\|[a-z_/ ]{2,24}\|>|\[/?inst\]|<</?sys>>|</?s>|<\|?endoftext\|?>"
+        r"|<(?:start|end)_of_turn>",
         0.95,
         _ANY,
         negatable=False,
@@ -271,7 +278,7 @@ _DAN: Final = re.compile(r"\bDAN\b")
 POLICY: Final = Policy(negated=1.0, hedged=1.0, quoted=0.85)
 
 
-def read_injection(text: Text) -> Reading:
+def _read_plain(text: Text) -> Reading:
     reading = score(text, CUES, POLICY)
     dan = _DAN.search(text.clean)
     if dan:
@@ -279,4 +286,20 @@ def read_injection(text: Text) -> Reading:
         reading.support(dan.group())
         reading.hits.append(Hit(0, 0, 0.8, 0.8, "implicit"))
         reading.probability = noisy_or(h.weight for h in reading.hits)
+    return reading
+
+
+def read_injection(text: Text) -> Reading:
+    """The cues on the message, and on its decoded forms (base64, leetspeak, spaced
+    letters: ``injection_decode.py``) when one reads stronger; a decoded reading says how
+    it was decoded in its notes, and its evidence is the message's start (a real substring
+    of the clean text, as every sensor's evidence is)."""
+    reading = _read_plain(text)
+    for how, decoded in decoded_variants(text.clean):
+        other = _read_plain(normalise(decoded))
+        if other.probability > reading.probability:
+            other.evidence = [text.clean[:80]] if text.clean[:80].strip() else []
+            other.counterevidence = []
+            other.note(f"decoded from {how}")
+            reading = other
     return reading

@@ -2,3 +2,7 @@
 
 Empty until the desktop window issue lands.
 """
+
+from rilai_desktop.ui.none_guard import guard_singletons
+
+guard_singletons()  # before any window: see none_guard.py (PySide6 builds that leak refs)

@@ -231,3 +231,17 @@ def test_a_sum_question_falls_back_to_its_answer_worked_out() -> None:
         fallback_reply(state("I have 3 cats", "observe"), prompts=PROMPTS)
         in (DEFAULT_VARIANTS["observe"])
     )
+
+
+def test_a_reply_cleaned_before_it_is_shown_says_so_in_its_event(rig: Rig) -> None:
+    """Issue 30 (malformed output): invalid UTF-8 and control characters from the voice
+    were dropped silently; VOICE_RENDERED now gives the raw size (``cleaned_from_chars``)."""
+    raw = "A new city is a lot at once. How is it going?\x00 " + b"\xff".decode(
+        "utf-8", "surrogateescape"
+    )
+    rig.voice.default = raw
+    result = rig.runner.run_turn(DANA_1)
+    rendered = turn_events(rig, result.turn_id, K.VOICE_RENDERED)
+    first = rendered[0].payload
+    assert first["cleaned_from_chars"] == len(raw)
+    assert "\x00" not in first["text"] and first["text"].encode("utf-8")

@@ -247,3 +247,22 @@ def test_agents_off_runs_no_agent_and_no_reader(tmp_path: Path) -> None:
         assert result.reply == "Tell me more?"
     finally:
         log.close()
+
+
+def test_wrong_types_are_refused_not_read_letter_by_letter() -> None:
+    """Issue 30 (malformed output): "facts" as a string was read as a list of letters."""
+    for parsed in ({"facts": "not a list", "not_wanted": ""}, {"facts": [], "not_wanted": 3}):
+        try:
+            ground(parsed, SAID)
+        except ValueError as exc:
+            assert "wrong types" in str(exc)
+        else:
+            raise AssertionError(f"{parsed} was accepted")
+
+
+def test_a_fact_with_invalid_unicode_is_dropped_with_its_reason() -> None:
+    """Issue 30: a model's invalid UTF-8 (lone surrogates) was kept in a reading."""
+    bad = "Their grandpa died on Tuesday " + b"\xff".decode("utf-8", "surrogateescape")
+    got = ground({"facts": [bad], "not_wanted": ""}, SAID)
+    assert not got.facts
+    assert [d["reason"] for d in got.dropped] == ["invalid characters"]

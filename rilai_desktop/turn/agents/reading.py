@@ -81,6 +81,7 @@ _REFUSAL = re.compile(
     r"\b(?:no|not|don'?t|do not|dont|doesn'?t|stop|without|never|nada de|sin|pas de|kein\w*)\b",
     re.IGNORECASE,
 )
+_GARBLED = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ud800-\udfff\ufffd]")
 _NONE = frozenset({"", "none", "no", "nothing", "n/a", "null"})
 _NEGATION = re.compile(
     r"\b(?:no|not|never|nothing|nobody|none|cannot|dont|didnt|wont|cant|isnt|wasnt)\b|n't\b",
@@ -162,6 +163,8 @@ def _evidence_at(words: frozenset[str], said: Sequence[str]) -> tuple[str, int]:
 
 def why_not_fact(text: str, said: Sequence[str]) -> str | None:
     """None when ``text`` is a fact grounded in ``said``; else why it is dropped."""
+    if _GARBLED.search(text):  # a model's invalid UTF-8 (lone surrogates, U+FFFD, controls)
+        return "invalid characters"
     n = len(_WORDS.findall(text))
     if not MIN_WORDS <= n <= MAX_WORDS:
         return f"{n} words"
@@ -211,7 +214,10 @@ def ground(parsed: Any, said: Sequence[str]) -> Readings:
     facts: list[Reading] = []
     dropped: list[dict[str, str]] = []
     seen: set[frozenset[str]] = set()
-    for raw in list(parsed.get("facts") or [])[:MAX_FACTS]:
+    listed, wanted = parsed.get("facts") or [], parsed.get("not_wanted") or ""
+    if not isinstance(listed, list) or not isinstance(wanted, str):  # not list("a string")
+        raise ValueError(f"the reply's fields have the wrong types: {str(parsed)[:80]!r}")
+    for raw in listed[:MAX_FACTS]:
         text = " ".join(str(raw).split())
         reason = why_not_fact(text, said)
         if reason is None and _stems(text) in seen:
@@ -226,7 +232,6 @@ def ground(parsed: Any, said: Sequence[str]) -> Readings:
         seen.add(_stems(text))
         text = text if text.endswith((".", "!", "?")) else text + "."
         facts.append(Reading(text[0].upper() + text[1:], evidence))
-    wanted = str(parsed.get("not_wanted") or "")
     kept = refusal(wanted, said)
     if wanted.strip().casefold() not in _NONE and not kept:
         dropped.append({"text": wanted, "reason": "not something they said no to"})

@@ -214,6 +214,11 @@ class SpeakingStage:
                 "feedback": feedback,
                 "prompt": spoken.prompt,
                 "finish_reason": completion.finish_reason,
+                # what the model wrote was changed to be shown (cut, control characters or
+                # invalid Unicode dropped, tokens removed): the log says so, with its size
+                **(
+                    {"cleaned_from_chars": len(completion.text)} if reply != completion.text else {}
+                ),
             },
         )
         return reply

@@ -18,6 +18,7 @@ import tomli_w
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from rilai_desktop.errors import ConfigError, RilaiError
+from rilai_desktop.paths import make_private_dirs, private_opener
 
 NOT_SETTINGS = frozenset({"RILAI_HOME", "RILAI_DEBUG", "RILAI_MODELS_DIR"})
 
@@ -344,9 +345,9 @@ def set_in_file(settings_file: Path, key: str, raw_value: str) -> Any:
     for part in key.split("."):
         value = getattr(value, part)
     _set_dotted(tree, key, value)
-    settings_file.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    make_private_dirs(settings_file.parent)
     tmp = settings_file.with_suffix(".toml.tmp")
-    with tmp.open("wb") as fh:
+    with open(tmp, "wb", opener=private_opener) as fh:  # 0600 whatever the umask
         tomli_w.dump(tree, fh)
     tmp.replace(settings_file)
     return value

@@ -94,8 +94,9 @@ class NotADatabaseError(DatabaseError):
     code = "RIL-004"
     name = "NotADatabaseError"
     recovery_suggestions = [
-        "The file at the database path is not an SQLite database; it was left untouched",
-        "Move it aside (mv FILE FILE.bak) and Rilai will create a fresh database",
+        "Run `rilai doctor --repair`: it moves the damaged file aside (it is never deleted)"
+        " and restores the last good backup, saying what that backup lacks",
+        "The file was left untouched",
     ]
 
 
@@ -114,6 +115,17 @@ class DatabaseLockedError(DatabaseError):
     recovery_suggestions = [
         "Another Rilai process is writing; wait a moment and retry",
         "If none is running, a stale process may hold the lock: check `ps aux | grep rilai`",
+    ]
+
+
+class DiskFullError(DatabaseError):
+    """The disk holding the data folder is full: the last change was not saved."""
+
+    code = "RIL-007"
+    name = "DiskFullError"
+    recovery_suggestions = [
+        "Free some space on that disk, then try again: everything saved before is safe",
+        "Or move the data folder to a bigger disk and point RILAI_HOME at it",
     ]
 
 

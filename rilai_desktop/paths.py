@@ -164,7 +164,7 @@ def ensure_private_dir(path: Path) -> Path:
             ],
         )
     try:
-        path.mkdir(mode=0o700, parents=True, exist_ok=True)
+        make_private_dirs(path)  # its missing parents (RILAI_HOME) too, whatever the umask
     except OSError as exc:
         raise DataDirError(
             f"Cannot create directory {path}: {exc.strerror or exc}",
@@ -178,8 +178,59 @@ def ensure_private_dir(path: Path) -> Path:
         with contextlib.suppress(OSError):
             path.chmod(0o700)
     if not os.access(path, os.W_OK | os.X_OK):
+        if _read_only_mount(path):  # chmod cannot help: say what can
+            raise DataDirError(
+                f"Directory {path} is not writable: it is on a read-only file system"
+                " (what is in it was not touched)",
+                context={"path": str(path)},
+                recovery_suggestions=[
+                    "Remount that disk read-write (or take it out of read-only mode),"
+                    " then start Rilai again",
+                    "Or point Rilai elsewhere: RILAI_HOME=/some/writable/dir rilai ...",
+                ],
+            )
         raise DataDirError(
             f"Directory {path} is not writable",
             context={"path": str(path)},
         )
     return path
+
+
+def _read_only_mount(path: Path) -> bool:
+    """True when ``path`` is on a file system mounted read-only (POSIX only)."""
+    if not hasattr(os, "statvfs"):
+        return False
+    try:
+        return bool(os.statvfs(path).f_flag & os.ST_RDONLY)
+    except OSError:
+        return False
+
+
+def make_private_dirs(path: Path) -> Path:
+    """Create ``path`` and every missing parent owner-only (0700) whatever the umask:
+    ``Path.mkdir(parents=True, mode=0o700)`` gives the parents the umask's mode (0777 under
+    umask 000). Folders that exist already are left as they are."""
+    missing: list[Path] = []
+    current = path
+    while not current.exists() and current != current.parent:
+        missing.append(current)
+        current = current.parent
+    for folder in reversed(missing):
+        try:
+            folder.mkdir(mode=0o700)
+        except FileExistsError:  # made meanwhile by someone else: theirs to keep
+            continue
+        folder.chmod(0o700)
+    return path
+
+
+def private_opener(path: str, flags: int) -> int:
+    """``open(path, mode, opener=private_opener)``: a file the app creates is 0600 whatever
+    the umask, and one it rewrites is tightened to 0600 (it holds what the person wrote)."""
+    fd = os.open(path, flags, 0o600)
+    try:
+        os.fchmod(fd, 0o600)
+    except OSError:
+        os.close(fd)
+        raise
+    return fd

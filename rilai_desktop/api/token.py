@@ -7,6 +7,8 @@ import secrets
 from pathlib import Path
 from typing import Final
 
+from rilai_desktop.paths import make_private_dirs
+
 TOKEN_FILE: Final[str] = "api-token"
 
 
@@ -24,7 +26,7 @@ def load_or_create_token(config_dir: Path) -> str:
     if len(token) >= 32:
         os.chmod(path, 0o600)
         return token
-    path.parent.mkdir(parents=True, exist_ok=True)
+    make_private_dirs(path.parent)
     token = secrets.token_urlsafe(32)
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(fd, "w", encoding="ascii") as out:

@@ -11,16 +11,44 @@ from typing import TYPE_CHECKING
 
 from rilai_desktop.cli.parser import SET_DESTS, build_parser, parse_set
 from rilai_desktop.errors import NotBuiltYetError, RilaiError
+from rilai_desktop.network_audit import begin_session, install
 
 Runner = Callable[[argparse.Namespace], int]  # runs a parsed command (default: dispatch)
 if TYPE_CHECKING:
     from rilai_desktop.cli.commands._context import Builders
+    from rilai_desktop.paths import Paths
 
 
 def _has_display() -> bool:
     if sys.platform in ("win32", "darwin"):
         return True
     return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
+
+
+SESSION_COMMANDS = frozenset({"window", "shell", "chat", "serve"})
+
+
+def _is_session(command: str, args: argparse.Namespace) -> bool:
+    if command == "serve" and getattr(args, "show_token", False):
+        return False
+    if command == "daemon":
+        return bool(args.daemon_command == "run")
+    return command in SESSION_COMMANDS
+
+
+def endpoint_urls(paths: Paths) -> list[str]:
+    """The model endpoints the person added (what `rilai doctor` lists): the only network
+    addresses a session may reach (rilai_desktop/network_audit.py)."""
+    from rilai_desktop.llm.manifest import TIERS, load_manifest
+
+    manifest = load_manifest(paths.manifest_file, paths.user_manifest_file)
+    return [
+        entry.source.url
+        for tier in TIERS
+        if tier in manifest.tiers
+        and (entry := manifest.for_tier(tier)).source.kind == "endpoint"
+        and entry.source.url
+    ]
 
 
 def dispatch(args: argparse.Namespace, builders: Builders | None = None) -> int:
@@ -34,6 +62,10 @@ def dispatch(args: argparse.Namespace, builders: Builders | None = None) -> int:
 
         return self_test_cmd.run_probe(args)  # the Qt child: no settings, no paths
     ctx = Context.create(parse_set(args.set), json=args.json, debug=args.debug, builders=builders)
+    if _is_session(command, args):
+        # a long-lived session: its network attempts go on record for `rilai doctor`
+        paths = ctx.paths
+        begin_session(paths.data_dir, command, allowed=lambda: endpoint_urls(paths))
     try:
         if command == "window":
             from rilai_desktop.cli.commands import window_cmd
@@ -178,12 +210,31 @@ def _stdout_to_devnull() -> None:
         pass
 
 
+def _valid_unicode(argv: Sequence[str]) -> list[str]:
+    """The arguments as valid Unicode. Bytes that are not UTF-8 reach ``sys.argv`` as lone
+    surrogates, which no database, file or terminal write takes: each such argument that
+    names no existing file has them replaced (U+FFFD), and stderr says so."""
+    out: list[str] = []
+    for arg in argv:
+        try:
+            arg.encode("utf-8")
+        except UnicodeEncodeError:
+            if not os.path.exists(arg):
+                arg = arg.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
+                print(
+                    "note: invalid UTF-8 in an argument was replaced with U+FFFD", file=sys.stderr
+                )
+        out.append(arg)
+    return out
+
+
 def main(
     argv: Sequence[str] | None = None, builders: Builders | None = None, run: Runner | None = None
 ) -> int:
     """`rilai`; test seams: ``builders`` (fakes for the engine), ``run`` (instead of dispatch)."""
+    install()  # the network audit hook, once per process (network_audit.py)
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args = parser.parse_args(_valid_unicode(sys.argv[1:] if argv is None else argv))
     args.set = [item for dest in SET_DESTS for item in getattr(args, dest, None) or []]
     debug = bool(args.debug or os.environ.get("RILAI_DEBUG"))
     try:

@@ -121,6 +121,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     doctor = sub.add_parser("doctor", parents=[common], help="check the installation")
     doctor.add_argument("--no-smoke", action="store_true", help="skip the model smoke runs")
+    doctor.add_argument(
+        "--repair",
+        action="store_true",
+        help="move a damaged database aside and restore the last good backup",
+    )
     self_test = sub.add_parser(
         "self-test",
         parents=[common],

@@ -44,6 +44,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from rilai_desktop.daemon.errors import DaemonError
 from rilai_desktop.daemon.service import Daemon
 from rilai_desktop.locks import SUPPORTED, FileLock, exclusive_holder_note
+from rilai_desktop.paths import make_private_dirs, private_opener
 
 log = logging.getLogger(__name__)
 
@@ -223,7 +224,7 @@ class DaemonScheduler:
         """Open the store, (re-)add the two jobs keeping their due times, and run."""
         if self._scheduler is not None:
             return
-        self.db_path.parent.mkdir(parents=True, exist_ok=True)
+        make_private_dirs(self.db_path.parent)
         if not self._lock.acquire():
             pid = self._lock.holder() or "?"
             raise DaemonError(
@@ -272,6 +273,8 @@ class DaemonScheduler:
             return self._started()
 
     def _started(self) -> BackgroundScheduler:
+        # SQLite would create the store 0644 (and its journal alike): make it 0600 first
+        os.close(private_opener(str(self.db_path), os.O_CREAT | os.O_WRONLY))
         scheduler = _Scheduler(
             jobstores={"default": SQLAlchemyJobStore(url=f"sqlite:///{self.db_path}")},
             executors={"default": ThreadPoolExecutor(max_workers=2)},

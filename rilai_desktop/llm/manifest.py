@@ -17,6 +17,7 @@ import tomli_w
 
 from rilai_desktop.config import read_toml
 from rilai_desktop.llm.errors import ManifestError
+from rilai_desktop.paths import private_opener
 
 TIERS: tuple[str, ...] = ("small", "medium", "large")
 FALLBACK_ORDER: dict[str, tuple[str, ...]] = {
@@ -218,7 +219,7 @@ def update_overlay(
     overlay.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
     tmp = overlay.with_name(f".{overlay.name}.{os.getpid()}.tmp")
     try:
-        with tmp.open("wb") as fh:
+        with open(tmp, "wb", opener=private_opener) as fh:
             tomli_w.dump(data, fh)
             fh.flush()
             os.fsync(fh.fileno())

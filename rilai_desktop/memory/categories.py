@@ -77,6 +77,14 @@ def check_description(description: Any) -> str:
     return description.strip()
 
 
+def _is_category_name(name: str) -> bool:
+    try:
+        check_category_name(name)
+    except MemoryInputError:
+        return False
+    return True
+
+
 def title_of(name: str) -> str:
     return name.replace("_", " ").title()
 
@@ -192,6 +200,38 @@ class CategoryLayer:
     def write_file(self, name: str, content: str) -> None:
         self._remember_file(name)
         self._write(name, content)
+
+    def sync_files(self) -> list[str]:
+        """Make the markdown files say what SQLite says; the names of the files fixed.
+
+        A page is written inside its write transaction, before the COMMIT: a process killed
+        in between (``kill -9``, a power cut) leaves a page, or a whole category, that
+        SQLite rolled back, and ``files_follow`` never ran to put it back. On the next
+        open: each page that differs is rewritten from SQLite, the page of a category
+        SQLite does not have is removed, and so is a killed write's temporary file. All
+        inside a write transaction, so no other process is half-way through its own write.
+        """
+        fixed: list[str] = []
+        with self._db.transaction() as conn:
+            rows = conn.execute("SELECT name, markdown_content FROM memory_categories")
+            pages = {str(name): str(content) for name, content in rows.fetchall()}
+            for name, content in pages.items():
+                path = self._path(name)
+                try:
+                    current = path.read_text(encoding="utf-8") if path.is_file() else None
+                except (OSError, UnicodeError):
+                    current = None
+                if current != content:
+                    self._write(name, content)
+                    fixed.append(path.name)
+            for path in sorted(self.folder.glob("*.md")) if self.folder.is_dir() else []:
+                stem = path.stem  # a temporary file is ".{name}-{random}.md" (see _write)
+                temp = stem.startswith(".") and _is_category_name(stem[1:].rpartition("-")[0])
+                if temp or (stem not in pages and _is_category_name(stem)):
+                    with contextlib.suppress(OSError):
+                        path.unlink()
+                        fixed.append(path.name)
+        return fixed
 
     def _write(self, name: str, content: str) -> None:
         try:

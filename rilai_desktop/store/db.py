@@ -8,12 +8,15 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import time
+from collections.abc import Callable
 from pathlib import Path
 
 from rilai_desktop.errors import (
     DatabaseError,
     DatabaseLockedError,
     DataDirError,
+    DiskFullError,
     NotADatabaseError,
 )
 from rilai_desktop.store.schema import check_not_newer, migrate
@@ -55,6 +58,12 @@ def translate(exc: sqlite3.Error, path: Path) -> DatabaseError:
     text = str(exc)
     if isinstance(exc, sqlite3.OperationalError) and "locked" in text:
         return DatabaseLockedError(f"The database {path} is locked: {text}")
+    if getattr(exc, "sqlite_errorcode", None) == sqlite3.SQLITE_FULL or "disk is full" in text:
+        return DiskFullError(
+            f"The disk is full: the change to {path} could not be saved (everything saved"
+            " before it is safe)",
+            context={"path": str(path)},
+        )
     if "not a database" in text or "malformed" in text:
         return NotADatabaseError(
             f"{path} is damaged or not an SQLite database: {text}", context={"path": str(path)}
@@ -69,6 +78,43 @@ def translate(exc: sqlite3.Error, path: Path) -> DatabaseError:
             ],
         )
     return DatabaseError(f"SQLite error on {path}: {text}", context={"path": str(path)})
+
+
+def _busy(exc: sqlite3.Error) -> bool:
+    code = getattr(exc, "sqlite_errorcode", None)
+    if isinstance(code, int):
+        return code & 0xFF == sqlite3.SQLITE_BUSY
+    return "database is locked" in str(exc)
+
+
+def begin_immediate(
+    conn: sqlite3.Connection,
+    path: Path,
+    *,
+    timeout_s: float = BUSY_TIMEOUT_MS / 1000,
+    sleep: Callable[[float], None] = time.sleep,
+    clock: Callable[[], float] = time.monotonic,
+) -> None:
+    """``BEGIN IMMEDIATE`` on ``conn``, waiting up to ``timeout_s`` for another writer.
+
+    The busy timeout alone is not enough: SQLite skips its busy handler, and says
+    "database is locked" at once, when the connection already holds a read (a statement
+    another thread is still stepping on the shared connection) while another connection
+    holds the write lock (a WAL checkpoint, a backup's writer, a second process), because
+    waiting could deadlock. Here nothing of the transaction has run yet, so trying again
+    until the reader is done is safe (issue 30, proof 8).
+    """
+    deadline = clock() + timeout_s
+    delay = 0.002
+    while True:
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+            return
+        except sqlite3.Error as exc:
+            if not _busy(exc) or clock() >= deadline:
+                raise translate(exc, path) from exc
+        sleep(delay)
+        delay = min(delay * 2, 0.05)
 
 
 def connect(

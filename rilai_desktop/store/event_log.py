@@ -28,7 +28,7 @@ from rilai_desktop.contracts import EngineEvent, EventKind
 from rilai_desktop.errors import EventPayloadError, UnknownEventKindError
 from rilai_desktop.store import file_upkeep
 from rilai_desktop.store._writer_lock import WriterLock
-from rilai_desktop.store.db import connect, integrity_check, translate
+from rilai_desktop.store.db import begin_immediate, connect, integrity_check, translate
 
 log = logging.getLogger(__name__)
 _T = TypeVar("_T")
@@ -227,6 +227,12 @@ class EventLog:
                 except sqlite3.Error as exc:
                     raise translate(exc, self.path) from exc
 
+    def start_turn(self, session_id: str, payload: Mapping[str, Any]) -> EngineEvent:
+        """TURN_STARTED under the next turn id, read in its write transaction (2 writers)."""
+        with self.transaction():
+            n = self.last_turn_id(session_id) + 1
+            return self.append(session_id, n, EventKind.TURN_STARTED, {**payload, "turn_id": n})
+
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
         """One write transaction on the shared connection (BEGIN IMMEDIATE … COMMIT).
@@ -242,10 +248,7 @@ class EventLog:
                 finally:
                     self._tx_depth -= 1
                 return
-            try:
-                self._conn.execute("BEGIN IMMEDIATE")
-            except sqlite3.Error as exc:
-                raise translate(exc, self.path) from exc
+            begin_immediate(self._conn, self.path)  # retried while another reader holds
             self._tx_depth = 1
             try:
                 yield self._conn

@@ -6,7 +6,7 @@
   connection, where SQLite's own locks keep it from disturbing a writer.
 - A backup reads through a second, read-only connection with SQLite's backup API: one
   step, so the copy is a consistent snapshot while turns keep writing (WAL). The copy is
-  written beside its destination as ``.{name}.partial`` (0600), made self-contained
+  written beside its destination as a ``.partial`` of its own (0600), made self-contained
   (journal_mode DELETE), integrity-checked, and only then renamed into place, so a bad copy
   never replaces a good one. Naming the copies and rotating old ones out is the caller's.
 """
@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import secrets
 import sqlite3
 from collections.abc import Callable
 from contextlib import AbstractContextManager
@@ -52,8 +53,13 @@ def optimize(path: Path, transaction: Transaction) -> dict[str, int] | None:
 
 
 def partial_path(dest: Path) -> Path:
-    """Where the copy for ``dest`` is written before it is checked: ``.{name}.partial``."""
-    return dest.with_name(f".{dest.name}.partial")
+    """Where the copy for ``dest`` is written before it is checked:
+    ``.{stem}.{pid}-{random}{suffix}.partial``, this writer's own. Two processes on one
+    data folder (the window and `rilai chat`) may back up within the same second, to the
+    same ``dest``: with one shared partial name the second failed, or renamed away the
+    first's copy while it was being written."""
+    token = f"{os.getpid()}-{secrets.token_hex(4)}"
+    return dest.with_name(f".{dest.stem}.{token}{dest.suffix}.partial")
 
 
 def backup(src_path: Path, dest: Path) -> Path:

@@ -238,9 +238,13 @@ class TurnRunner:
         if self._new_session:
             self.events.append(sid, 0, EventKind.SESSION_STARTED, {"session_id": sid})
             self._new_session = False
-        turn_id = self.events.last_turn_id(sid) + 1
+        text, notes = clean_input(raw)
+        # the log hands out the turn id with TURN_STARTED, in one transaction: another
+        # process on this conversation (a `rilai chat` beside the window) never shares it
+        started = self.events.start_turn(sid, {"user_input": text, **notes})
+        turn_id = started.turn_id
         stage = ["ingest"]
-        last_seq = [0]
+        last_seq = [started.seq]
 
         def publish(update: Update) -> None:
             if cancel is not None and cancel.is_set():
@@ -254,7 +258,6 @@ class TurnRunner:
                 stage[0] = str(payload.get("stage", stage[0]))
             publish(event)
 
-        text, notes = clean_input(raw)
         state = TurnState(
             sid,
             turn_id,
@@ -271,7 +274,7 @@ class TurnRunner:
         attach = self.relay.attached(emit) if self.relay else nullcontext()
         try:
             with attach:
-                self._stages(text, notes, state, result, records, emit, publish, start)
+                self._stages(text, started, state, result, records, emit, publish, start)
         except TurnCancelled as cancelled:
             deliver(
                 self.events.append(
@@ -297,7 +300,7 @@ class TurnRunner:
     def _stages(
         self,
         text: str,
-        notes: Mapping[str, Any],
+        started: EngineEvent,
         state: TurnState,
         result: TurnResult,
         records: list[AgentRecord],
@@ -305,7 +308,7 @@ class TurnRunner:
         publish: OnUpdate,
         start: float,
     ) -> None:
-        emit(EventKind.TURN_STARTED, {"user_input": text, "turn_id": state.turn_id, **notes})
+        publish(started)  # written by ``_run`` (the log's turn id)
         self._stage("ingest", state, emit, lambda: None)
         self._stage("sense", state, emit, lambda: self._sense(state, emit))
         safety = "safety_interrupt" in state.flags

@@ -19,6 +19,7 @@ from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
 from PySide6.QtWidgets import QApplication, QDockWidget, QSystemTrayIcon, QWidget
 
 from rilai_desktop.errors import RilaiError
+from rilai_desktop.network_audit import begin_session
 from rilai_desktop.ui.api_switch import ApiSwitch
 from rilai_desktop.ui.bridge import EngineBridge
 from rilai_desktop.ui.main_window import MainWindow
@@ -356,6 +357,8 @@ def run_window(
     window` raises the first one's window and exits (never a second database writer).
     ``exit_after_first_paint`` (a measurement: packaging/report.py) prints the process's
     age and memory at the window's first paint and quits."""
+    if data_dir is not None:  # the session's network attempts, on record (once per process)
+        begin_session(data_dir, "window")
     app = QApplication.instance() or QApplication(list(argv or sys.argv[:1]))
     app.setApplicationName("Rilai")
     if isinstance(app, QApplication):

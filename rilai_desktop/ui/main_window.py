@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from rilai_desktop.paths import private_opener
 from rilai_desktop.ui.conversation import ConversationView, MessageRow
 from rilai_desktop.ui.message_input import MessageInput
 from rilai_desktop.ui.status_strip import DAEMON_KINDS, StatusStrip
@@ -461,7 +462,7 @@ class MainWindow(QMainWindow):
             self, "Export conversation", "conversation.md", "Markdown (*.md)"
         )
         if path:
-            with open(path, "w", encoding="utf-8") as out:
+            with open(path, "w", encoding="utf-8", opener=private_opener) as out:  # 0600
                 out.write(self.view.to_markdown() + "\n")
 
     def quit(self) -> None:

@@ -27,6 +27,8 @@ from typing import Final
 from PySide6.QtCore import QLockFile, QObject, Signal, Slot
 from PySide6.QtNetwork import QLocalServer, QLocalSocket
 
+from rilai_desktop.paths import make_private_dirs
+
 LOCK_FILENAME: Final = "window.lock"
 KEY_ENV: Final = "RILAI_INSTANCE_KEY"
 RAISE: Final = b"raise"
@@ -103,7 +105,7 @@ class SingleInstance(QObject):
 
         ``message`` then says what happened in words (for the second instance to print).
         """
-        self.data_dir.mkdir(parents=True, exist_ok=True)
+        make_private_dirs(self.data_dir)
         if self._lock.tryLock(0):
             self._listen()
             self.message = ""

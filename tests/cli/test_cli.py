@@ -635,7 +635,7 @@ def test_doctor_json_passes_here(rilai_home: Path, real_models: Path) -> None:
     assert data["ok"] is True
     assert list(checks) == [
         "python", "torch", "llama_cpp", "faiss", "qt", "model:small", "model:medium",
-        "model:large", "endpoints", "data_dir", "database",
+        "model:large", "endpoints", "network", "data_dir", "database",
     ]  # fmt: skip
     # no endpoint was added: nothing leaves this computer (issue 29)
     assert checks["endpoints"]["detail"] == "none: no model call leaves this computer"
@@ -824,3 +824,13 @@ def test_doctor_fails_with_a_fix_on_a_read_only_data_dir(tmp_path: Path) -> None
     finally:
         data.chmod(0o755)
         shutil.rmtree(root)
+
+
+def test_an_argument_with_invalid_utf8_is_replaced_not_a_crash(run: Any) -> None:
+    """Issue 30 (hostile input): `rilai memory show item $'\\xff'` gave RIL-500 (lone
+    surrogates from the shell's bytes reached SQLite); now they become U+FFFD, said so."""
+    bad = b"\xff\xfeid".decode("utf-8", errors="surrogateescape")
+    result = run("memory", "show", "item", bad)
+    assert result.code in (0, 2), result
+    assert "RIL-500" not in result.err and "Traceback" not in result.err
+    assert "invalid UTF-8 in an argument was replaced" in result.err

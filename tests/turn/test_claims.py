@@ -306,3 +306,17 @@ def test_dedupe_empty_and_hostile_text() -> None:
     # claims without a single word read the same (""): junk collapses into one
     assert [c.id for c in out] == ["a", "b"]
     assert dedupe_claims(out) == out
+
+
+def test_the_word_caches_do_not_keep_old_turns() -> None:
+    """The soak (docs/reliability.md) found 4,096 whole turn contexts kept by these caches:
+    megabytes after a day of turns. Many long, distinct texts leave only a few hundred."""
+    from rilai_desktop.turn.deliberation import claims as module
+
+    for n in range(1200):
+        text = f"turn {n}: " + "a long day at work, the train was late again " * 40
+        module.normalise(text)
+        module.negated(text)
+        module.stances(text)
+    for cached in (module._normalise, module._negated, module._stances):
+        assert cached.cache_info().currsize <= 256

@@ -16,6 +16,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from rilai_desktop.cli.commands._context import Context
+from rilai_desktop.cli.commands.doctor_repair import REPAIR_FIX, repair_database
 from rilai_desktop.cli.commands.output import emit_json, human_bytes
 from rilai_desktop.errors import RilaiError
 from rilai_desktop.paths import ensure_private_dir
@@ -163,6 +164,18 @@ def check_endpoints(ctx: Context) -> Check:
     return Check("endpoints", "ok", "the app may reach: " + "; ".join(reached))
 
 
+def check_network(ctx: Context) -> Check:
+    """What the running or last session (window, shell, chat, serve) tried to reach beyond
+    this computer: its network audit record (rilai_desktop/network_audit.py)."""
+    from rilai_desktop.network_audit import describe, last_session
+
+    ok, detail = describe(last_session(ctx.paths.data_dir))
+    if ok:
+        return Check("network", "ok", detail)
+    fix = "nothing in Rilai should connect anywhere but your model endpoints: please report it"
+    return Check("network", "fail", detail, fix)
+
+
 def endpoint_check(name: str, model_id: str, url: str) -> Check:
     """A tier on another machine: does its server answer ``GET {url}/models`` (3 s)?"""
     import httpx
@@ -228,7 +241,7 @@ def check_database(ctx: Context) -> Check:
             "database",
             "fail",
             f"integrity_check: {result}",
-            f"Copy {ctx.paths.db_path} aside and restore a backup; Rilai will not overwrite it",
+            REPAIR_FIX + f"; Rilai never overwrites {ctx.paths.db_path} on its own",
         )
     return Check("database", "ok", f"integrity_check ok ({ctx.paths.db_path})")
 
@@ -249,9 +262,12 @@ def run(
     results = [check_python(), *(c() for c in libraries)]
     results += check_models(ctx, smoke=not getattr(args, "no_smoke", False))
     results.append(check_endpoints(ctx))
+    results.append(check_network(ctx))
     results.append(check_data_dir(ctx))
     # the database check needs a writable data dir
     if results[-1].status == "ok":
+        if getattr(args, "repair", False):  # before anything opens the database
+            results.append(Check("repair", *repair_database(ctx)))
         results.append(check_database(ctx))
     else:
         results.append(Check("database", "skip", "data directory is not usable"))

@@ -25,6 +25,7 @@ from typing import Any, Final
 
 from rilai_desktop.daemon.nudges.quiet_hours import local
 from rilai_desktop.errors import RilaiError
+from rilai_desktop.paths import make_private_dirs, private_opener
 
 log = logging.getLogger(__name__)
 
@@ -176,10 +177,11 @@ class NudgeControls:
             else state.snoozed_until.isoformat(),
             "muted_until": None if state.muted_until is None else state.muted_until.isoformat(),
         }
-        self.path.parent.mkdir(parents=True, exist_ok=True)
         tmp = self.path.with_name(self.path.name + ".tmp")
         try:
-            tmp.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+            make_private_dirs(self.path.parent)
+            with open(tmp, "w", encoding="utf-8", opener=private_opener) as fh:
+                fh.write(json.dumps(data, indent=2) + "\n")
             os.replace(tmp, self.path)
         except OSError as exc:
             raise NudgeInputError(

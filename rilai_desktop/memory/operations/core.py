@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import sqlite3
+import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
@@ -52,19 +53,40 @@ class MemoryCore:
         self.category_layer = category_layer
         self.clock = clock
         self.sleep = sleep
-        self.session_id = "memory"
-        self.turn_id = 0
         self.last_warnings: list[str] = []
+        # the binding of memory events: the latest any thread made, and each thread's own
+        self._shared_binding: tuple[str, int] = ("memory", 0)
+        self._thread_binding = threading.local()
 
     # ── events ────────────────────────────────────────────────────────────
     def bind_turn(self, session_id: str, turn_id: int) -> None:
-        """Memory events from now on belong to this session and turn."""
-        self.session_id = session_id
-        self.turn_id = turn_id
+        """Memory events from now on belong to this session and turn — on this thread.
+
+        Memory is written from more than one thread: turns and edits on the engine's
+        worker, maintenance on the scheduler's pool (docs/architecture.md, "Threads and
+        the database"). A binding is the calling thread's own, so maintenance binding its
+        events to the daemon's turn 0 never relabels a turn committing meanwhile, nor the
+        other way round. A thread that never bound sees the latest binding made anywhere.
+        """
+        self._thread_binding.value = (session_id, turn_id)
+        self._shared_binding = (session_id, turn_id)
+
+    def _binding(self) -> tuple[str, int]:
+        found: tuple[str, int] | None = getattr(self._thread_binding, "value", None)
+        return found if found is not None else self._shared_binding
+
+    @property
+    def session_id(self) -> str:
+        return self._binding()[0]
+
+    @property
+    def turn_id(self) -> int:
+        return self._binding()[1]
 
     def emit(self, kind: str, payload: Mapping[str, Any]) -> None:
         if self.events is not None:
-            self.events.append(self.session_id, self.turn_id, kind, payload)
+            session_id, turn_id = self._binding()
+            self.events.append(session_id, turn_id, kind, payload)
 
     def emit_now(self, kind: str, payload: Mapping[str, Any]) -> None:
         with self.db.transaction():

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import logging
 import os
+import secrets
 import shutil
 import time
 from pathlib import Path
@@ -15,6 +17,9 @@ from rilai_desktop.memory.types import (
     MemoryStats,
 )
 from rilai_desktop.memory.vector_index import sidecar_path
+from rilai_desktop.paths import make_private_dirs, private_opener
+
+log = logging.getLogger(__name__)
 
 
 class MemoryUpkeep:
@@ -28,6 +33,9 @@ class MemoryUpkeep:
     def open(self) -> tuple[str, float] | None:
         """Load (or rebuild) the vector index; a rebuild is recorded as an event."""
         self._core.item_layer.ensure_model_recorded()
+        fixed = self._core.category_layer.sync_files()  # a killed write's pages
+        if fixed:
+            log.warning("%d category page(s) put back in line with the database", len(fixed))
         rebuilt = self._core.item_layer.open()
         if rebuilt is not None:
             self._core.emit_now(
@@ -95,10 +103,10 @@ class MemoryUpkeep:
 
     def export(self, folder: Path) -> dict[str, int]:
         """Everything the user's memory holds, as JSON lines + the category markdown."""
-        folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+        make_private_dirs(folder)
         conn = self._core.db.connection
         counts: dict[str, int] = {}
-        with (folder / "resources.jsonl").open("w", encoding="utf-8") as fh:
+        with open(folder / "resources.jsonl", "w", encoding="utf-8", opener=private_opener) as fh:
             n = 0
             for row in conn.execute(
                 "SELECT resource_id, resource_type, content, metadata, created_at"
@@ -119,7 +127,7 @@ class MemoryUpkeep:
                 )
                 n += 1
             counts["resources"] = n
-        with (folder / "items.jsonl").open("w", encoding="utf-8") as fh:
+        with open(folder / "items.jsonl", "w", encoding="utf-8", opener=private_opener) as fh:
             n = 0
             for row in conn.execute("SELECT item_id FROM memory_items ORDER BY id").fetchall():
                 item = self._core.item_layer.get(str(row[0]))
@@ -128,10 +136,12 @@ class MemoryUpkeep:
                     n += 1
             counts["items"] = n
         cat_dir = folder / "categories"
-        cat_dir.mkdir(exist_ok=True)
+        make_private_dirs(cat_dir)
         cats = self._core.category_layer.list_all()
         for cat in cats:
-            (cat_dir / f"{cat.name}.md").write_text(cat.markdown_content, encoding="utf-8")
+            page = cat_dir / f"{cat.name}.md"
+            with open(page, "w", encoding="utf-8", opener=private_opener) as out:
+                out.write(cat.markdown_content)
         counts["categories"] = len(cats)
         return counts
 
@@ -143,7 +153,8 @@ class MemoryUpkeep:
         layer.save_index()
         if not layer.index_path.is_file():
             return None
-        partial = dest.with_name(f".{dest.name}.partial")
+        # this writer's own partial: another process may snapshot to ``dest`` this second
+        partial = dest.with_name(f".{dest.name}.{os.getpid()}-{secrets.token_hex(4)}.partial")
         try:
             dest.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
             os.chmod(dest.parent, 0o700)

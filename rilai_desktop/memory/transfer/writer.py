@@ -40,6 +40,7 @@ from rilai_desktop.memory.transfer.schema import (
     MemoryExport,
 )
 from rilai_desktop.memory.types import MemoryItem
+from rilai_desktop.paths import make_private_dirs
 
 
 @dataclass(frozen=True)
@@ -308,7 +309,7 @@ def export_memory(
     cat_dir = folder / CATEGORIES_DIR
     files: list[Path] = []
     try:
-        cat_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+        make_private_dirs(cat_dir)  # the folder and its missing parents: 0700
         for old in cat_dir.glob("*.md"):  # an earlier export's pages
             if old.stem not in pages:
                 old.unlink()

@@ -52,6 +52,12 @@ _WORD = re.compile(r"[^\W_]+")
 _SPACES = re.compile(r"\s+")
 
 
+# Within one turn the same text is read once per agent and claim; across turns the texts
+# differ. The keys include whole turn contexts (up to MAX_ANALYSED_CHARS each), so 4,096 of
+# them held megabytes of old turns for nothing (the soak in docs/reliability.md).
+_CACHED_TEXTS = 256
+
+
 def _fold(text: str) -> str:
     """Casefold, unify apostrophes and whitespace, cut to MAX_ANALYSED_CHARS."""
     folded = text[:MAX_ANALYSED_CHARS].casefold().replace("\u2019", "'").replace("`", "'")
@@ -78,7 +84,7 @@ def normalise(text: str) -> frozenset[str]:
     return _normalise(text[:MAX_ANALYSED_CHARS])
 
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=_CACHED_TEXTS)
 def _normalise(text: str) -> frozenset[str]:
     return frozenset(
         _stem(token)
@@ -92,7 +98,7 @@ def negated(text: str) -> bool:
     return _negated(text[:MAX_ANALYSED_CHARS])
 
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=_CACHED_TEXTS)
 def _negated(text: str) -> bool:
     return any(token in NEGATORS for token in _tokens(text))
 
@@ -233,7 +239,7 @@ def stances(text: str) -> tuple[tuple[str, str], ...]:
     return _stances(text[:MAX_ANALYSED_CHARS])
 
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=_CACHED_TEXTS)
 def _stances(text: str) -> tuple[tuple[str, str], ...]:
     folded = _fold(text)
     found: list[tuple[str, str]] = []

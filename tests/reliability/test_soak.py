@@ -35,7 +35,7 @@ from typing import Any
 import pytest
 
 from rilai_desktop.app.engine import Engine
-from rilai_desktop.llm.fake import ScriptedLLM
+from rilai_desktop.llm.fake import RoleModels, ScriptedLLM
 from tests.fake_engine import open_fake_engine
 
 FD_SLACK = 2
@@ -119,7 +119,9 @@ def _forget_fake_requests(engine: Engine) -> None:
     """The scripted fakes record every request they answer (a test inspects them): the
     soak drops all but the last, so their record is not counted as the engine's memory."""
     models = engine.parts.models
-    fakes = [getattr(models, "default", None), *getattr(models, "roles", {}).values()]
+    if not isinstance(models, RoleModels):  # the real router: nothing recorded
+        return
+    fakes = [models.default, *models.roles.values()]
     for fake in fakes:
         if isinstance(fake, ScriptedLLM):
             del fake.requests[:-1]

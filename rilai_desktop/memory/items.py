@@ -209,8 +209,10 @@ class ItemLayer(ItemReads):
         if not drafts:
             return out
         assert vectors is not None
-        if any(d.speaker for d in drafts):
-            self._speakers = None
+        # the speakers' set follows the batch (a full re-read per turn grew with the log);
+        # a turn record with a slot could invalidate another's, so that case reads again
+        known = self._speakers
+        self._speakers = None  # until the batch is stored (and if it fails)
         index = self.index
         added: list[int] = []
         removed: list[int] = []
@@ -250,6 +252,9 @@ class ItemLayer(ItemReads):
             raise
         if added or removed:
             self._dirty = True
+        if known is not None and not any(d.kind == TURN_KIND and d.slot for d in drafts):
+            new = {i.speaker for i in out.stored if i.kind == TURN_KIND and i.speaker}
+            self._speakers = known | new if new else known
         return out
 
     def _store_one(
@@ -282,9 +287,10 @@ class ItemLayer(ItemReads):
             None
             if record
             else conn.execute(
-                "SELECT id FROM memory_items WHERE content_hash = ? AND invalid_at IS NULL"
-                " AND kind != ? LIMIT 1",
-                (chash, TURN_KIND),
+                # literally the partial index's condition (migration 0008), so it is used
+                "SELECT id FROM memory_items WHERE content_hash = ?"
+                " AND kind != 'turn' AND invalid_at IS NULL LIMIT 1",
+                (chash,),
             ).fetchone()
         )
         target = int(same[0]) if same is not None else None

@@ -64,6 +64,10 @@ class Journal:
         self.root = Path(root)
         self._clock = clock
         self._lock = threading.RLock()
+        # the day file this process wrote last, its text and its parsed log: a day with
+        # many turns is not parsed again on each (the file is still read and compared, so
+        # a change by another process or by hand is seen)
+        self._last_daily: tuple[Path, str, DailyMemory] | None = None
 
     # ── paths ──────────────────────────────────────────────────────────────
     def memory_dir(self, agent_id: str) -> Path:
@@ -246,7 +250,11 @@ class Journal:
                 raw = _read_text(path)
             except UnicodeDecodeError:
                 raw = ""
-            memory = None if raw is None else _parse_daily(raw, day)
+            last, self._last_daily = self._last_daily, None  # until this write succeeds
+            if last is not None and last[0] == path and raw == last[1]:
+                memory: DailyMemory | None = last[2]
+            else:
+                memory = None if raw is None else _parse_daily(raw, day)
             if raw is not None and memory is None:
                 preserved = self._set_aside(path)
             if memory is None:
@@ -256,7 +264,9 @@ class Journal:
                 memory.sessions.append(session)
             else:
                 same.tasks.extend(session.tasks)
-            _atomic_write(path, memory.to_json())
+            text = memory.to_json()
+            _atomic_write(path, text)
+            self._last_daily = (path, text, memory)
         return preserved
 
     def _set_aside(self, path: Path) -> Path:

@@ -327,6 +327,51 @@ def test_same_session_id_merges_tasks(journal: Journal) -> None:
     assert first.tasks == [DailyTaskEntry(type="a", status="success")]  # caller's copy untouched
 
 
+def test_a_day_written_by_this_process_is_not_parsed_again(
+    journal: Journal, root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The soak found each turn parsing the whole day file (it grows with every turn):
+    the log this process wrote last is reused while the file still holds its text."""
+    import rilai_desktop.memory.journal as journal_module
+
+    parsed: list[str] = []
+    real = journal_module._parse_daily
+
+    def counting(raw: str, day: date) -> DailyMemory | None:
+        parsed.append(raw)
+        return real(raw, day)
+
+    monkeypatch.setattr(journal_module, "_parse_daily", counting)
+    for n in range(5):
+        journal.record_to_daily(
+            AGENT, session(tasks=[DailyTaskEntry(type=f"t{n}", status="success")])
+        )
+    assert parsed == []  # created, then reused four times
+    read = journal.read_daily(AGENT, "2026-01-20")
+    assert read is not None and [t.type for t in read.sessions[0].tasks] == [
+        f"t{n}" for n in range(5)
+    ]
+
+
+def test_a_day_file_changed_outside_the_process_is_read_again(journal: Journal, root: Path) -> None:
+    journal.record_to_daily(AGENT, session(tasks=[DailyTaskEntry(type="a", status="success")]))
+    path = day_file(root, "2026-01-20")
+    other = Journal(root)  # another process (or a hand edit) adds a session
+    other.record_to_daily(
+        AGENT, session("sess-other", tasks=[DailyTaskEntry(type="x", status="success")])
+    )
+    journal.record_to_daily(AGENT, session(tasks=[DailyTaskEntry(type="b", status="success")]))
+    read = journal.read_daily(AGENT, "2026-01-20")
+    assert read is not None
+    assert [s.id for s in read.sessions] == ["sess-1", "sess-other"]
+    assert [t.type for t in read.sessions[0].tasks] == ["a", "b"]
+    path.write_text("{not json", encoding="utf-8")  # corrupted by hand: still set aside
+    assert (
+        journal.record_to_daily(AGENT, session(tasks=[DailyTaskEntry(type="c", status="success")]))
+        is not None
+    )
+
+
 def test_the_day_is_the_utc_day_the_session_started(journal: Journal, root: Path) -> None:
     evening = datetime(2026, 1, 20, 23, 30, tzinfo=timezone(timedelta(hours=-5)))
     journal.record_to_daily(AGENT, session(started=evening))

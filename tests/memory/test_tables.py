@@ -98,3 +98,17 @@ def test_types_defaults_and_foreign_keys_match(model: type, tmp_path: Path) -> N
         (fk.parent.name, fk.column.table.name, fk.column.name) for fk in table.foreign_keys
     }
     assert declared_fks == fks
+
+
+def test_the_fact_dedupe_lookup_uses_the_partial_hash_index(tmp_path: Path) -> None:
+    """Migration 0008: turn records sharing a hash ("How are you?" said daily) are not
+    visited by the lookup of a new fact's text (memory/items.py), found by the soak."""
+    with EventLog(tmp_path / "rilai.db") as log:
+        plan = log.connection.execute(
+            "EXPLAIN QUERY PLAN SELECT id FROM memory_items WHERE content_hash = ?"
+            " AND kind != 'turn' AND invalid_at IS NULL LIMIT 1",
+            ("x",),
+        ).fetchall()
+    assert "idx_memory_items_fact_hash" in plan[0][3]
+    source = (Path(__file__).parents[2] / "rilai_desktop/memory/items.py").read_text()
+    assert "AND kind != 'turn' AND invalid_at IS NULL LIMIT 1" in source  # the same text

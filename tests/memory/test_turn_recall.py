@@ -61,6 +61,27 @@ def test_every_persons_turn_is_a_record_with_its_speaker_and_date(
     assert manager.item_layer.speakers() == {"Caroline", "Melanie"}
 
 
+def test_the_speakers_follow_new_records_without_reading_the_table_again(
+    manager: MemoryManager,
+) -> None:
+    """The soak found the DISTINCT over every turn record run after each turn: the known
+    set now takes a batch's new speakers in, and a bulk delete still reads it again."""
+    ingest(manager)
+    layer = manager.item_layer
+    assert layer.speakers() == {"Caroline", "Melanie"}
+    reads: list[str] = []
+    manager._core.db.connection.set_trace_callback(reads.append)  # type: ignore[attr-defined]
+    try:
+        later = [Turn(id="D2:1", speaker="Jon", text="I started a dance studio.", at=MAY8)]
+        manager.ingest_sessions([(later, {"session_id": "s2"})], mode="rules")
+        assert layer.speakers() == {"Caroline", "Melanie", "Jon"}
+    finally:
+        manager._core.db.connection.set_trace_callback(None)  # type: ignore[attr-defined]
+    assert not [sql for sql in reads if "DISTINCT speaker" in sql]
+    layer.forget_speakers()
+    assert layer.speakers() == {"Caroline", "Melanie", "Jon"}
+
+
 def test_a_question_about_someone_prefers_what_they_said(manager: MemoryManager) -> None:
     ingest(manager)
     hits = manager.retrieve("What did Caroline research?", mode="rag", k=3).items
@@ -143,3 +164,21 @@ def test_the_model_is_never_offered_the_turn_kind() -> None:
 
     assert "turn" not in LLM_KINDS and "utterance" not in LLM_KINDS
     assert all(kind in KIND_CATEGORIES for kind in LLM_KINDS)
+
+
+def test_the_same_words_in_a_new_turn_are_stored_and_the_same_turn_is_not(
+    manager: MemoryManager,
+) -> None:
+    """A recurring message ("How are you?") is a new conversation each time; the same
+    turns again are recognised (by their ids, narrowed in SQLite, not by loading each
+    resource with that text)."""
+
+    def said(turn_id: str) -> list[Turn]:
+        return [Turn(id=turn_id, speaker="user", text="How are you?", at=MAY8)]
+
+    first = manager.ingest_turns(said("t1"), mode="rules")
+    second = manager.ingest_turns(said("t2"), mode="rules")
+    assert second.resource.resource_id != first.resource.resource_id
+    assert not second.warnings
+    again = manager.ingest_turns(said("t2"), mode="rules")
+    assert again.warnings == [f"already ingested: {second.resource.resource_id}"]

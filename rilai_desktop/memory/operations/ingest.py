@@ -326,12 +326,14 @@ class MemoryIngest:
 
     def _same_conversation(self, content: str, turns: list[dict[str, Any]]) -> Resource | None:
         digest = hashlib.sha256(content.encode("utf-8", "surrogatepass")).hexdigest()
+        ids = [t["id"] for t in turns]
+        # a short reply to "How are you?" recurs: the first turn's id narrows the rows in
+        # SQLite, so a turn does not load every earlier resource with the same text
         rows = self._core.db.connection.execute(
             "SELECT resource_id FROM memory_resources WHERE content_hash = ?"
-            " AND resource_type = 'conversation'",
-            (digest,),
+            " AND resource_type = 'conversation' AND json_extract(metadata, '$.turns[0].id') IS ?",
+            (digest, ids[0]),
         ).fetchall()
-        ids = [t["id"] for t in turns]
         for (rid,) in rows:
             resource = self._core.resource_layer.get(str(rid))
             stored = resource.metadata.get("turns") if resource else None

@@ -2,8 +2,11 @@
 
 The layers map onto Rilai as DESIGN.md says (``MEMORY_LAYERS``). Only layers 1 (sensory:
 this turn's sensor readings) and 2 (working: the workspace) are reachable through
-``access_memory``, as in the seed; they are in-process key/value stores that the turn
-runner clears (``clear(1)`` at the start of every turn). The other layers have their own
+``access_memory``, as in the seed; they are in-process key/value stores, kept for the
+life of the process and lost when it ends. Their client is the local API's
+``POST /memory/access`` (docs/api.md); the turn neither reads nor clears them (its sensor
+readings are in the turn's state and events), so a layer is emptied only by ``clear``.
+The other layers have their own
 APIs (``RelationshipMemory``, ``KnowledgeBases``, the item and category layers), and
 ``access_memory`` answers ``AccessResult(data="", success=False)`` for them.
 """
@@ -115,7 +118,7 @@ class ShortTermMemory:
             return AccessResult(data=value, success=True)
 
     def clear(self, layer: int) -> int:
-        """Empty layer 1 or 2 (the turn runner resets sensory memory every turn)."""
+        """Empty layer 1 or 2; returns how many keys it held."""
         layer = check_layer(layer)
         store = self._stores.get(layer)
         if store is None:

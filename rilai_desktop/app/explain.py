@@ -9,8 +9,8 @@ state, so an old turn explains itself after a restart exactly as it did when it 
   (``memory_logged`` False) instead of guessing from MEMORY_RETRIEVED;
 - the sensors that fired: a reading at or over its sensor's documented threshold
   (``contracts.sensor.THRESHOLDS``, the one the turn and the evaluation act on), with
-  the spans that were its evidence (SENSORS_FAST_UPDATED, then SENSORS_ENSEMBLE_UPDATED
-  where a later reading replaces an earlier one);
+  the spans that were its evidence (SENSORS_FAST_UPDATED: the turn's one sensor reading;
+  the seed's SENSORS_ENSEMBLE_UPDATED kind is never emitted, as no model re-reads them);
 - the council's key points, each with the agents' claims that became it (the claim's text
   inside the point, or the point's stem inside the claim — the rule
   ``turn/deliberation/influence.py`` uses for ``key_point_sources``); a point no claim
@@ -165,7 +165,7 @@ def explain_turn(events: Iterable[EngineEvent]) -> TurnExplanation:
         elif kind is EventKind.MEMORY_USED:
             memory_logged = True
             memories, passages = _used(payload)
-        elif kind in (EventKind.SENSORS_FAST_UPDATED, EventKind.SENSORS_ENSEMBLE_UPDATED):
+        elif kind is EventKind.SENSORS_FAST_UPDATED:
             _sensors(payload, readings, evidence)
         elif kind is EventKind.SAFETY_INTERRUPT:
             interrupt = _str(payload.get("reason")) or "safety interrupt"

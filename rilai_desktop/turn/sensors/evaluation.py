@@ -19,13 +19,13 @@ Each row labels one sensor on one text. Lexicons are tuned on the ``tune`` split
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol, TypedDict
 
 from rilai_desktop.contracts.sensor import SENSOR_NAMES, THRESHOLDS, SensorOutput
+from rilai_desktop.jsonl import object_lines
 
 SPLITS = ("tune", "test", "all")
 
@@ -80,16 +80,8 @@ def parse_row(obj: Any, line: int = 0) -> LabelledRow:
 def load_labelled(path: Path) -> list[LabelledRow]:
     """Every row of a labelled JSONL file; blank lines are skipped. Raises on the first bad one
     (``LabelledSetError``), or ``OSError``/``UnicodeDecodeError`` if the file cannot be read."""
-    rows: list[LabelledRow] = []
-    for number, line in enumerate(path.read_text(encoding="utf-8-sig").splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise LabelledSetError(number, f"not JSON ({exc.msg} at column {exc.colno})") from None
-        rows.append(parse_row(obj, number))
-    return rows
+    text = path.read_text(encoding="utf-8-sig")
+    return [parse_row(obj, number) for number, obj in object_lines(text, LabelledSetError)]
 
 
 def auroc(scores: Sequence[float], labels: Sequence[int]) -> float | None:

@@ -12,7 +12,6 @@ Public rows (``data/public/sensor_rows.jsonl``, built by ``tools/build_sensor_da
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,6 +21,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from rilai_desktop.contracts.sensor import SENSOR_NAMES, SensorOutput
+from rilai_desktop.jsonl import object_lines
 from rilai_desktop.turn.sensors.evaluation import auroc
 from rilai_desktop.turn.sensors.fast import FastSensors
 from rilai_desktop.turn.sensors.learned import MAX_EMBED_CHARS, LearnedLayer
@@ -63,15 +63,11 @@ class Comparison(TypedDict):
 def load_public(path: Path, split: str = "test") -> list[Example]:
     """The rows of ``split`` in a public rows file (``ValueError`` naming a bad line)."""
     out: list[Example] = []
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise ValueError(f"{path} line {number}: not JSON ({exc.msg})") from None
-        if not isinstance(obj, dict):
-            raise ValueError(f"{path} line {number}: expected a JSON object")
+
+    def bad(number: int, problem: str) -> ValueError:
+        return ValueError(f"{path} line {number}: {problem}")
+
+    for number, obj in object_lines(path.read_text(encoding="utf-8"), bad):
         text, sensor, label = obj.get("text"), obj.get("sensor"), obj.get("label")
         if not isinstance(text, str) or sensor not in SENSOR_NAMES or label not in (0, 1):
             raise ValueError(f"{path} line {number}: needs text, a sensor name and label 0|1")

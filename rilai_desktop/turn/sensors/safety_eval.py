@@ -18,13 +18,13 @@ Both are reported per split; the bars (recall ≥ ``SAFETY_RECALL_BAR``, false p
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final, TypedDict
 
 from rilai_desktop.contracts.sensor import SAFETY_INTERRUPT_THRESHOLD, SensorOutput
+from rilai_desktop.jsonl import object_lines
 from rilai_desktop.turn.sensors.evaluation import LabelledSetError, Reader, parse_row
 
 SAFETY_RECALL_BAR: Final[float] = 0.95
@@ -56,13 +56,8 @@ class SafetySplit(TypedDict):
 def safety_rows(path: Path) -> list[SafetyRow]:
     """The rows of ``path`` that carry a ``kind`` (``LabelledSetError`` names a bad line)."""
     rows: list[SafetyRow] = []
-    for number, line in enumerate(path.read_text(encoding="utf-8-sig").splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise LabelledSetError(number, f"not JSON ({exc.msg} at column {exc.colno})") from None
+    text = path.read_text(encoding="utf-8-sig")
+    for number, obj in object_lines(text, LabelledSetError):
         row = parse_row(obj, number)
         kind = obj.get("kind")
         if kind is None or row.sensor != "safety_risk":

@@ -2,8 +2,8 @@
 and above them the conversation's safety risk for the turn.
 
 Reads SENSORS_FAST_UPDATED (``sensors``: name → probability, ``evidence``: name → spans,
-``risk``: the conversation's risk state, ``notes``: name → the reading's note),
-SENSORS_ENSEMBLE_UPDATED when it carries ``sensors``, and SAFETY_INTERRUPT (with its
+``risk``: the conversation's risk state, ``notes``: name → the reading's note) and
+SAFETY_INTERRUPT (with its
 ``situation`` and ``level`` when logged). "Conversation risk" shows the level as a bar,
 the careful window, protect / careful for this turn, the situation in words, the reasons,
 and the exemplar bank's note and the model check's verdict when the ``safety_risk``
@@ -34,7 +34,6 @@ class SensorsPanel(Panel):
     kinds = frozenset(
         {
             EventKind.SENSORS_FAST_UPDATED,
-            EventKind.SENSORS_ENSEMBLE_UPDATED,
             EventKind.SAFETY_INTERRUPT,
         }
     )

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -23,6 +24,46 @@ pytest_plugins = ["tests.cli_runner"]
 # `make test` installs the small and medium models here (RILAI_MODELS_DIR, or the repo's
 # models/); captured before the autouse fixture below clears every RILAI_* variable.
 REAL_MODELS_DIR = Path(os.environ.get("RILAI_MODELS_DIR") or REPO_ROOT / "models")
+
+
+# `make check` (issue 31: the fast inner loop) runs the tests that need no real model with
+# -m "not e2e" and RILAI_CHECK=1; read here, before `rilai_home` clears every RILAI_*.
+CHECK = os.environ.get("RILAI_CHECK") == "1"
+E2E_DIR = Path(__file__).resolve().parent / "e2e"
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """The split cannot drift: a test that needs the real model files is ``e2e`` whether or
+    not it says so — everything under tests/e2e/ and every test that asks for the
+    ``real_models`` fixture. (A test that loads a GGUF some other way fails under
+    ``make check``: see ``_no_real_model_in_check``.)"""
+    for item in items:
+        path = Path(str(item.path)).resolve()
+        if E2E_DIR in path.parents or "real_models" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.e2e)
+
+
+@pytest.fixture(autouse=True)
+def _no_real_model_in_check(
+    request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Under ``make check`` a test not marked e2e that opens an installed GGUF fails at once,
+    naming the fix, instead of quietly making the fast loop slow."""
+    if not CHECK or request.node.get_closest_marker("e2e") is not None:
+        return
+    from rilai_desktop.llm import llama_cpp_adapter
+
+    real_init = llama_cpp_adapter.LlamaCppModel.__init__
+
+    def guarded(self: Any, path: Path, *args: Any, **kwargs: Any) -> None:
+        if REAL_MODELS_DIR.resolve() in Path(path).resolve().parents:
+            raise AssertionError(
+                f"{request.node.nodeid} opens the real model {path} but is not marked e2e: "
+                "mark it @pytest.mark.e2e or take the real_models fixture"
+            )
+        real_init(self, path, *args, **kwargs)
+
+    monkeypatch.setattr(llama_cpp_adapter.LlamaCppModel, "__init__", guarded)
 
 
 @pytest.fixture

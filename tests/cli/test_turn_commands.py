@@ -17,14 +17,22 @@ from rilai_desktop.errors import ScenarioError
 from rilai_desktop.llm.fake import RoleModels, ScriptedLLM
 from rilai_desktop.turn.factory import build_turn_runner
 from rilai_desktop.turn.fakes import InMemoryTurnMemory
-from tests.turn.conftest import AGENT_REPLY, PROMPTS, VOICE_REPLY, StubRouter
+from tests.turn.conftest import AGENT_REPLY, PROMPTS, StubRouter
+
+# a reply the critics keep as it is (tests/turn/conftest.py's VOICE_REPLY is replaced by
+# a fallback for these messages, and the terminal prints what was kept)
+VOICE_REPLY = "That sounds like a full day. How are you feeling about it now?"
 
 
 @pytest.fixture
-def ctx() -> Iterator[Context]:
+def voice() -> ScriptedLLM:
+    return ScriptedLLM(default=VOICE_REPLY)
+
+
+@pytest.fixture
+def ctx(voice: ScriptedLLM) -> Iterator[Context]:
     context = Context.create({}, json=False, debug=False)
     log = context.event_log()
-    voice = ScriptedLLM(default=VOICE_REPLY)
     models = RoleModels(
         voice,
         {
@@ -50,7 +58,10 @@ def test_chat_streams_the_reply_and_json_has_every_part(
     args = argparse.Namespace(message="Hi, long day at work.", new_session=False)
     assert chat_cmd.run(args, ctx) == 0
     out = capsys.readouterr().out
-    assert out.startswith("Rilai: " + VOICE_REPLY)
+    kept = ctx.engine().last_result
+    assert kept is not None and kept.reply
+    # the reply that was kept, not the voice's first draft (the critics replaced it here)
+    assert out.startswith("Rilai: " + kept.reply + "\n")
     assert "intent" in out and "agents" in out
     ctx.json = True
     assert chat_cmd.run(argparse.Namespace(message="And you?", new_session=False), ctx) == 0
@@ -69,6 +80,48 @@ def test_chat_streams_the_reply_and_json_has_every_part(
         assert key in data
     assert data["council"]["reasons"]
     assert len(data["agents"]) >= 6
+
+
+HELP_DESK_CLOSE = "Let me know if there is anything else I can help you with!"
+TRIMMED = "That sounds like a full day. How are you feeling about it now? " + HELP_DESK_CLOSE
+
+
+def test_chat_prints_only_the_reply_the_critics_kept(
+    ctx: Context, voice: ScriptedLLM, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 31: the voice streamed a help-desk close that the critics trimmed; the window
+    showed the kept reply, the terminal printed the raw stream."""
+    voice.default = TRIMMED
+    message = argparse.Namespace(message="I had a long day at work", new_session=False)
+    assert chat_cmd.run(message, ctx) == 0
+    out = capsys.readouterr().out
+    kept = ctx.engine().last_result
+    assert kept is not None and HELP_DESK_CLOSE not in kept.reply
+    assert out.startswith(f"Rilai: {kept.reply}\n")
+    assert HELP_DESK_CLOSE not in out and "Let me know" not in out
+
+
+def test_on_a_terminal_the_stream_is_redrawn_as_the_kept_reply() -> None:
+    from rilai_desktop.turn.state import VoiceDelta
+
+    screen = io.StringIO()
+    printer = chat_cmd.ReplyPrinter(screen, live=True)
+    for piece in ("That sounds like a full day. ", "How are you? ", HELP_DESK_CLOSE):
+        printer.on_update(VoiceDelta("s", 1, piece))
+    assert screen.getvalue().endswith(HELP_DESK_CLOSE)  # streamed as it came
+    assert printer.finish("That sounds like a full day. How are you?")
+    tail = screen.getvalue().rsplit("\x1b[J", 1)[1]  # what is left after the erase
+    assert tail == "Rilai: That sounds like a full day. How are you?\n"
+
+    same = io.StringIO()
+    printer = chat_cmd.ReplyPrinter(same, live=True)
+    printer.on_update(VoiceDelta("s", 1, "Hello there."))
+    assert printer.finish("Hello there.")
+    assert same.getvalue() == "Rilai: Hello there.\n"  # nothing to redraw
+
+    quiet = io.StringIO()
+    assert not chat_cmd.ReplyPrinter(quiet, live=False).finish("")
+    assert quiet.getvalue() == ""
 
 
 def test_shell_slash_commands(ctx: Context) -> None:

@@ -50,7 +50,13 @@ def _llama_small() -> LLM:
 MODELS: dict[str, Callable[[], LLM]] = {"ScriptedLLM": _scripted, "llama.cpp-small": _llama_small}
 
 
-@pytest.fixture(scope="module", params=list(MODELS))
+@pytest.fixture(
+    scope="module",
+    # the llama.cpp case opens the installed small model: e2e, out of `make check`
+    params=[
+        pytest.param(name, marks=[pytest.mark.e2e] if "llama" in name else []) for name in MODELS
+    ],
+)
 def model(request: pytest.FixtureRequest) -> Iterator[LLM]:
     llm = MODELS[request.param]()
     yield llm

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, TextIO
 from rilai_desktop.app.slash_commands import help_lines
 from rilai_desktop.cli.commands import turn_view
 from rilai_desktop.cli.commands._context import Context
-from rilai_desktop.cli.commands.chat_cmd import stream_printer
+from rilai_desktop.cli.commands.chat_cmd import ReplyPrinter
 from rilai_desktop.errors import RilaiError
 from rilai_desktop.turn.runner import TurnCancelled
 
@@ -180,8 +180,8 @@ def _loop(
         elif command.startswith("/"):
             say(f"unknown command {command!r}; /help lists them")
         else:
-            on_update, shown = stream_printer(stdout)
-            handle = engine.send(text, on_update)
+            printer = ReplyPrinter(stdout)
+            handle = engine.send(text, printer.on_update)
             try:
                 result = handle.result()
             except KeyboardInterrupt:  # Ctrl-C stops this reply, not the shell
@@ -192,9 +192,7 @@ def _loop(
             except TurnCancelled:
                 say("\n(stopped)")
                 continue
-            if shown[0]:
-                stdout.write("\n")
-            elif not result.reply:
+            if not printer.finish(result.reply):
                 say("(Rilai stays quiet)")
             stdout.flush()
     return 0

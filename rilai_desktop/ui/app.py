@@ -145,6 +145,7 @@ class DesktopApp(QObject):
         self.window.settings_saved.connect(self._settings_saved)
 
     def _after_first_paint(self) -> None:
+        from rilai_desktop.ui import dock_sizes
         from rilai_desktop.ui.inspector import Inspector
 
         dock = QDockWidget("Check-ins", self.window)
@@ -160,6 +161,10 @@ class DesktopApp(QObject):
         self.inspector = Inspector(self.window)
         self.window.attach_inspector(self.inspector, self.inspector)
         self.inspector.setVisible(self._inspector_wanted)
+        dock_sizes.keep_modest(self.window, [self.conversations], dock_sizes.LEFT_SHARE)
+        dock_sizes.keep_modest(
+            self.window, [dock, self.memory, self.inspector], dock_sizes.RIGHT_SHARE
+        )
         self.inspector_ready.emit()
 
     def _build_conversations(self) -> None:

@@ -8,10 +8,11 @@ view follows the stream to the bottom unless the person has scrolled up to read.
 
 from __future__ import annotations
 
+import re
 from datetime import datetime
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QGuiApplication
+from PySide6.QtGui import QGuiApplication, QResizeEvent
 from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
@@ -24,6 +25,33 @@ from PySide6.QtWidgets import (
 )
 
 ROLE_NAMES = {"user": "You", "assistant": "Rilai", "system": "Rilai (note)", "nudge": "Rilai"}
+
+# A run this long with no space (a URL, a path, a pasted hash) would set the conversation's
+# minimum width and scroll it sideways: it gets break opportunities (zero-width spaces) in
+# what is shown. The message's text (copy, export, edit) keeps no trace of them.
+LONG_RUN = 24
+_RUN = re.compile(rf"\S{{{LONG_RUN},}}")
+_LINK = re.compile(r"\[[^\]\n]*\]\([^)\s]*\)|<https?://[^>\s]*>")
+ZWSP = "\u200b"
+NARROW_PX = 600  # under this conversation width the bubbles' indent shrinks (theme qss)
+
+
+def breakable(text: str) -> str:
+    """``text`` with a zero-width space after every LONG_RUN characters of a run without
+    spaces, so a label can wrap it; markdown links and autolinks are left whole."""
+
+    def split(run: re.Match[str]) -> str:
+        word = run.group(0)
+        return ZWSP.join(word[i : i + LONG_RUN] for i in range(0, len(word), LONG_RUN))
+
+    out: list[str] = []
+    last = 0
+    for link in _LINK.finditer(text):
+        out.append(_RUN.sub(split, text[last : link.start()]))
+        out.append(link.group(0))
+        last = link.end()
+    out.append(_RUN.sub(split, text[last:]))
+    return "".join(out)
 
 
 class MessageRow(QFrame):
@@ -55,7 +83,12 @@ class MessageRow(QFrame):
             | Qt.TextInteractionFlag.TextSelectableByKeyboard
             | Qt.TextInteractionFlag.LinksAccessibleByMouse
         )
-        self.body.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Minimum)
+        # Ignored across: the label takes the row's width and wraps to it, so no message
+        # can make the conversation wider than its window (issue 31: at 1280 px with the
+        # docks open it scrolled sideways)
+        wrapping = QSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Minimum)
+        wrapping.setHeightForWidth(True)  # its height follows the width it is given
+        self.body.setSizePolicy(wrapping)
         self.copy_button = QToolButton()
         self.copy_button.setText("Copy")
         self.copy_button.setAccessibleName(f"Copy this message from {ROLE_NAMES.get(role, role)}")
@@ -97,6 +130,14 @@ class MessageRow(QFrame):
         self.final = False
         self.set_text(text, final=final)
 
+    def set_narrow(self, narrow: bool) -> None:
+        """A narrow conversation (docks open on a small screen) gives the bubbles a smaller
+        indent (the stylesheets' ``[narrow="true"]``), so the header's buttons still fit."""
+        if bool(self.property("narrow")) != narrow:
+            self.setProperty("narrow", narrow)
+            self.style().unpolish(self)
+            self.style().polish(self)
+
     def _header(self, when: datetime | None) -> str:
         name = ROLE_NAMES.get(self.role, self.role)
         return f"{name} · {when.astimezone():%H:%M}" if when is not None else name
@@ -107,7 +148,7 @@ class MessageRow(QFrame):
             self.body.setTextFormat(Qt.TextFormat.MarkdownText)
         else:
             self.body.setTextFormat(Qt.TextFormat.PlainText)
-        self.body.setText(text)
+        self.body.setText(breakable(text))
         self.body.setAccessibleName(f"{ROLE_NAMES.get(self.role, self.role)}: {text[:200]}")
         self._show_why()
 
@@ -142,8 +183,11 @@ class ConversationView(QScrollArea):
         self.setAccessibleName("Conversation")
         self.setWidgetResizable(True)
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+        # the conversation wraps to the window's width; it never scrolls sideways
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         inner = QWidget()
         inner.setObjectName("conversation-inner")
+        inner.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self._layout = QVBoxLayout(inner)
         self._layout.setContentsMargins(12, 12, 12, 12)
         self._layout.setSpacing(8)
@@ -156,6 +200,13 @@ class ConversationView(QScrollArea):
         bar = self.verticalScrollBar()
         bar.valueChanged.connect(self._on_scroll)
         bar.rangeChanged.connect(self._on_range)
+
+    # ── width ─────────────────────────────────────────────────────────────
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        narrow = self.viewport().width() < NARROW_PX
+        for row in self.rows:
+            row.set_narrow(narrow)
 
     # ── scrolling ─────────────────────────────────────────────────────────
     def _on_scroll(self, value: int) -> None:
@@ -187,6 +238,7 @@ class ConversationView(QScrollArea):
         row.why_requested.connect(self.why_requested)
         row.regenerate_requested.connect(self.regenerate_requested)
         row.edit_requested.connect(self.edit_requested)
+        row.set_narrow(self.viewport().width() < NARROW_PX)
         self._layout.insertWidget(self._layout.count() - 1, row)
         self.rows.append(row)
         self._refresh_actions()

@@ -84,16 +84,18 @@ class EntryTab(QWidget):
         self.note = QLabel("")
         self.note.setWordWrap(True)
         self.note.setAccessibleName(f"About the {name} list")
-        row = QHBoxLayout()
-        for b in (
-            self.edit_button,
-            self.pause_button,
-            self.pin_button,
-            self.select_all_button,
-            self.delete_button,
+        # two rows: in one, the five buttons set the dock's width above 500 px and squeezed
+        # the conversation at 1024 px (issue 31: layout at ordinary sizes)
+        row = QVBoxLayout()
+        for group in (
+            (self.edit_button, self.pause_button, self.pin_button),
+            (self.select_all_button, self.delete_button),
         ):
-            row.addWidget(b)
-        row.addStretch(1)
+            line = QHBoxLayout()
+            for b in group:
+                line.addWidget(b)
+            line.addStretch(1)
+            row.addLayout(line)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addWidget(self.table, 1)

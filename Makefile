@@ -6,7 +6,7 @@ BIN   := $(VENV)/bin
 # GGUF files are assembled into the repo's models/ (git-ignored).
 export RILAI_MODELS_DIR ?= $(CURDIR)/models
 
-.PHONY: run test check setup models-test models-all lint typecheck importlint unit clean-venv bench eval-replies \
+.PHONY: run test check screenshots setup models-test models-all lint typecheck importlint unit clean-venv bench eval-replies \
 	package package-test understanding-model reliability
 
 setup:
@@ -69,6 +69,23 @@ reliability: setup models-test
 		$(BIN)/python -m pytest tests/reliability -q -p no:cacheprovider; rc=$$?; \
 		$(BIN)/python tools/reliability_report.py reliability-out reliability-report.json || rc=1; \
 		exit $$rc
+
+# docs/screenshots/size-*.png: the real window on the real models under Xvfb at 1280x800 and
+# 1024x768 with the Conversations and Inspector docks open, and at 1280x800 under
+# QT_SCALE_FACTOR=2 (tools/window_screenshot.py; tests/e2e/test_window_real.py checks the same).
+screenshots: setup models-test
+	@rm -rf .screenshots && mkdir -p docs/screenshots
+	@env -u QT_QPA_PLATFORM RILAI_HOME=$(CURDIR)/.screenshots/home RILAI_SHOT_INSPECTOR=1 \
+		RILAI_SHOT_SIZES=1280x800,1024x768 xvfb-run -a -s "-screen 0 1920x1200x24" \
+		$(BIN)/python tools/window_screenshot.py .screenshots/one \
+		"hi, I'm Dana. I just moved to Lisbon for a new job." \
+		"honestly it's been lonely. evenings are hard."
+	@env -u QT_QPA_PLATFORM RILAI_HOME=$(CURDIR)/.screenshots/home2 QT_SCALE_FACTOR=2 \
+		RILAI_SHOT_SIZES=1280x800 xvfb-run -a -s "-screen 0 2600x1700x24" \
+		$(BIN)/python tools/window_screenshot.py .screenshots/two \
+		"hi, I'm Dana. I just moved to Lisbon for a new job."
+	@cp .screenshots/one/size-*.png .screenshots/two/size-*.png docs/screenshots/
+	@rm -rf .screenshots
 
 # The real turn over the scripted conversations (docs/eval.md): many minutes on the real
 # models, not part of `make test`. The JSON report and the side-by-side go to eval-out/.

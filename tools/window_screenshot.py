@@ -8,8 +8,11 @@ inspector's agent rows per turn, whether a system tray was there). Environment:
 RILAI_THEME (light/dark), RILAI_SHOT_INSPECTOR=1 (inspector open), RILAI_SHOT_TRAY=1 (start
 `trayer`, a tray host, in the X session first), RILAI_SHOT_MEMORY=1 (after the replies, the
 Memory dock open on its "About you" tab: OUT_DIR/memory.png), RILAI_SHOT_WHY=1 (the last
-reply's "Why?" panel: OUT_DIR/why.png). Used for the README's
-screenshots, to look at what the window shows, and by tests/e2e/test_window_real.py.
+reply's "Why?" panel: OUT_DIR/why.png), RILAI_SHOT_SIZES=1280x800,1024x768 (the window at
+each size with the Conversations and Inspector docks open: OUT_DIR/size-WxH.png, with
+-scale2 under QT_SCALE_FACTOR=2, and the conversation's sideways scroll in summary.json).
+Used for the README's screenshots and docs/screenshots/ (`make screenshots`), to look at
+what the window shows, and by tests/e2e/test_window_real.py.
 """
 
 from __future__ import annotations
@@ -99,6 +102,10 @@ def main(argv: list[str]) -> int:
                 "screenshot": str(path),
             }
         )
+    sizes = [
+        shoot_size(desktop, wait, out, size)
+        for size in filter(None, os.environ.get("RILAI_SHOT_SIZES", "").split(","))
+    ]
     memory_shot = None
     if os.environ.get("RILAI_SHOT_MEMORY"):
         memory_shot = str(shoot_memory(desktop, wait, out / "memory.png"))
@@ -111,6 +118,7 @@ def main(argv: list[str]) -> int:
         "turns": turns,
         "memory_screenshot": memory_shot,
         "why_screenshot": why_shot,
+        "sizes": sizes,
         "tray_available": desktop.tray is not None,
         "platform": QApplication.platformName(),
     }
@@ -119,6 +127,36 @@ def main(argv: list[str]) -> int:
     if tray_host is not None:
         tray_host.terminate()
     return 0
+
+
+def shoot_size(desktop, wait, out: Path, size: str) -> dict[str, object]:  # type: ignore[no-untyped-def]
+    """The window at ``size`` ("1280x800", in device-independent pixels) with the
+    Conversations and Inspector docks open: OUT/size-1280x800[-scale2].png, and whether the
+    conversation could scroll sideways."""
+    width, height = (int(n) for n in size.lower().split("x"))
+    window = desktop.window
+    window.resize(width, height)
+    desktop.open_inspector()
+    desktop.conversations.show()
+    wait(lambda: False, 1.0)  # the docks fit on the next passes of the event loop
+    view = window.view
+    scale = os.environ.get("QT_SCALE_FACTOR", "1")
+    suffix = "" if scale in ("", "1") else f"-scale{scale}"
+    path = out / f"size-{width}x{height}{suffix}.png"
+    shot = window.grab()
+    shot.save(str(path))
+    print(path)
+    return {
+        "size": size,
+        "scale": scale,
+        "png": str(path),
+        "png_pixels": [shot.width(), shot.height()],
+        "device_pixel_ratio": shot.devicePixelRatio(),
+        "window": [window.width(), window.height()],
+        "conversation_width": view.viewport().width(),
+        "horizontal_scroll_max": view.horizontalScrollBar().maximum(),
+        "horizontal_scroll_visible": view.horizontalScrollBar().isVisible(),
+    }
 
 
 def shoot_memory(desktop, wait, path: Path) -> Path:  # type: ignore[no-untyped-def]

@@ -22,6 +22,7 @@ from rilai_desktop.errors import RilaiError
 from rilai_desktop.network_audit import begin_session
 from rilai_desktop.ui.api_switch import ApiSwitch
 from rilai_desktop.ui.bridge import EngineBridge
+from rilai_desktop.ui.conversation import announce
 from rilai_desktop.ui.main_window import MainWindow
 from rilai_desktop.ui.nudge_list import NudgeList
 from rilai_desktop.ui.theme import apply_theme
@@ -301,7 +302,8 @@ class DesktopApp(QObject):
             self.tray.hide()
 
     def _show_inline(self, nudge: Nudge) -> None:
-        self.window.view.add_message("nudge", nudge.suggestion)
+        row = self.window.view.add_message("nudge", nudge.suggestion)
+        announce(row, f"Rilai checks in: {nudge.suggestion}")
         if self.window.bridge is not None:
             self.window.bridge.engine.note_nudge_shown(nudge.suggestion)
 

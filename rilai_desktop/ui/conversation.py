@@ -12,7 +12,7 @@ import re
 from datetime import datetime
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QGuiApplication, QResizeEvent
+from PySide6.QtGui import QAccessible, QAccessibleAnnouncementEvent, QGuiApplication, QResizeEvent
 from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
@@ -34,6 +34,14 @@ _RUN = re.compile(rf"\S{{{LONG_RUN},}}")
 _LINK = re.compile(r"\[[^\]\n]*\]\([^)\s]*\)|<https?://[^>\s]*>")
 ZWSP = "\u200b"
 NARROW_PX = 600  # under this conversation width the bubbles' indent shrinks (theme qss)
+
+
+def announce(widget: QWidget, message: str) -> None:
+    """Ask a screen reader to read ``message`` politely (after what it is reading), as for a
+    finished reply or a check-in: focus stays in the input (docs/accessibility.md)."""
+    event = QAccessibleAnnouncementEvent(widget, message[:1000])
+    event.setPoliteness(QAccessible.AnnouncementPoliteness.Polite)
+    QAccessible.updateAccessibility(event)
 
 
 def breakable(text: str) -> str:
@@ -149,7 +157,12 @@ class MessageRow(QFrame):
         else:
             self.body.setTextFormat(Qt.TextFormat.PlainText)
         self.body.setText(breakable(text))
-        self.body.setAccessibleName(f"{ROLE_NAMES.get(self.role, self.role)}: {text[:200]}")
+        name = ROLE_NAMES.get(self.role, self.role)
+        if final or self.role == "user":
+            self.body.setAccessibleName(f"{name}: {text[:200]}")
+        elif self.body.accessibleName() != f"{name} is replying…":
+            # once, not per streamed piece: a screen reader would read every fragment
+            self.body.setAccessibleName(f"{name} is replying…")
         self._show_why()
 
     def _show_why(self) -> None:
@@ -270,6 +283,7 @@ class ConversationView(QScrollArea):
         row.set_text(text, final=True)
         row.set_turn(turn_id)
         self._refresh_actions()
+        announce(row, f"Rilai: {text}")
         return row
 
     def drop_reply(self) -> None:

@@ -327,6 +327,14 @@ class MemoryInputError(MemoryError, ValueError):
     recovery_suggestions = ["Check the value against the limits in the message and retry"]
 
 
+class MemoryNotEmptyError(MemoryInputError):
+    """An import into a memory that already holds entries, without merge: nothing was
+    written. The context holds what the memory holds (``items``, ``user_facts``, …), so a
+    client can offer to merge instead (the window asks; the CLI says ``--merge``)."""
+
+    name = "MemoryNotEmptyError"
+
+
 class TranscriptError(MemoryInputError):
     """A transcript file for `rilai memory ingest` is not in the documented shape."""
 

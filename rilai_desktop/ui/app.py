@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
-from PySide6.QtWidgets import QApplication, QDockWidget, QSystemTrayIcon, QWidget
+from PySide6.QtWidgets import QApplication, QDockWidget, QMenu, QSystemTrayIcon, QWidget
 
 from rilai_desktop.errors import RilaiError
 from rilai_desktop.network_audit import begin_session
@@ -198,6 +198,11 @@ class DesktopApp(QObject):
         self.window.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, dock)
         dock.hide()
         self.window.view_menu.addAction(dock.toggleViewAction())
+        # Memory ▸ Export memory… / Import memory… (ui/memory_browser/transfer.py)
+        menu = QMenu("&Memory", self.window)
+        menu.addActions([dock.toggleViewAction(), *dock.transfer.actions])
+        self.window.menuBar().insertMenu(self.window.help_menu.menuAction(), menu)
+        self.window.addActions(list(dock.transfer.actions))
         self.memory = dock
         if self.window.bridge is not None:
             dock.attach(self.window.bridge)

@@ -52,6 +52,7 @@ class EngineBridge(QObject):
     # done, or its name and a line saying why not
     memory_changed = Signal(str, object)  # the facade method's name, what it returned
     memory_failed = Signal(str, str)  # the facade method's name, why (for the person)
+    memory_error = Signal(str, object)  # the same failure: the name and the exception itself
     memory_loaded = Signal(str, object)  # the query, MemorySnapshot
     memory_paused = Signal(bool)  # the global "memory paused" switch, as the engine has it
     explained = Signal(object)  # app.explain.TurnExplanation: "Why did you say that?"
@@ -153,21 +154,23 @@ class EngineBridge(QObject):
 
         self._off_thread(work, self.explained.emit)
 
-    def memory_action(self, name: str, *args: Any) -> None:
-        """Call ``engine.memory.<name>(*args)`` (edit, set_paused, not_relevant, …) off the
-        GUI thread (the facade runs it on the engine's worker); ``memory_changed`` with the
-        name and the result, or ``memory_failed`` with the name and why."""
+    def memory_action(self, name: str, *args: Any, **kwargs: Any) -> None:
+        """Call ``engine.memory.<name>(*args, **kwargs)`` (edit, set_paused, export,
+        import_, …) off the GUI thread (the facade runs it on the engine's worker);
+        ``memory_changed`` with the name and the result, or ``memory_failed`` with the name
+        and why, then ``memory_error`` with the name and the exception."""
 
         def run() -> None:
             from rilai_desktop.errors import EngineClosedError
 
             try:
-                done = getattr(self.engine.memory, name)(*args)
+                done = getattr(self.engine.memory, name)(*args, **kwargs)
             except EngineClosedError:
                 return  # the window closed meanwhile
             except Exception as exc:
                 log.warning("memory %s failed: %s", name, exc)
                 self.memory_failed.emit(name, str(getattr(exc, "message", None) or exc))
+                self.memory_error.emit(name, exc)
                 return
             self.memory_changed.emit(name, done)
 
@@ -256,7 +259,7 @@ class EngineBridge(QObject):
                 from rilai_desktop.ui.trouble import explain
 
                 log.exception("could not read memory")
-                self.memory_failed.emit(explain(exc))
+                self.memory_failed.emit("load_memory", explain(exc))
                 return
             self.memory_loaded.emit(query, snapshot)
             self.memory_paused.emit(snapshot.recording_paused)

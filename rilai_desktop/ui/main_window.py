@@ -137,7 +137,8 @@ class MainWindow(QMainWindow):
         for act in (self.zoom_in_action, self.zoom_out_action):
             view.addAction(act)
         self.view_menu = view
-        self.menuBar().addMenu("&Help").addAction(self.help_action)
+        self.help_menu = self.menuBar().addMenu("&Help")
+        self.help_menu.addAction(self.help_action)
 
     def attach(self, bridge: EngineBridge) -> None:
         """The Engine is ready: show the conversation so far and enable the input."""

@@ -1,8 +1,10 @@
 """`rilai memory export FOLDER` and `rilai memory import FOLDER [--merge]`.
 
 Both go through ``MemoryManager.export_all`` / ``import_all`` (memory/transfer/), the same
-code the window's facade runs; the format is documented in docs/memory-export.md. Import
-embeds with the installed embedder but needs no language model.
+code the window's facade runs (Memory ▸ Export memory… / Import memory…), and say what
+they did with the reports' own ``lines()``, the words the window shows; the format is
+documented in docs/memory-export.md. Import embeds with the installed embedder but needs
+no language model.
 """
 
 from __future__ import annotations
@@ -14,8 +16,10 @@ from rilai_desktop.cli.commands._context import Context
 from rilai_desktop.cli.commands.output import emit_json
 
 
-def _counts(counts: dict[str, int]) -> str:
-    return ", ".join(f"{n} {k.replace('_', ' ')}" for k, n in counts.items() if n) or "nothing"
+def _print(lines: list[str]) -> None:
+    print(lines[0])
+    for line in lines[1:]:
+        print(f"  {line}")
 
 
 def export(args: Namespace, ctx: Context) -> int:
@@ -33,10 +37,7 @@ def export(args: Namespace, ctx: Context) -> int:
             }
         )
     else:
-        print(f"Exported {_counts(report.counts)} to {folder}")
-        if report.paused_left_out:
-            print(f"  {report.paused_left_out} paused entr(ies) left out")
-        print(f"  {folder / 'memory.md'} says it in prose")
+        _print(report.lines())
     return 0
 
 
@@ -53,7 +54,5 @@ def import_(args: Namespace, ctx: Context) -> int:
             }
         )
     else:
-        print(f"Imported {_counts(report.counts)} from {folder}")
-        if report.skipped:
-            print(f"  already there, skipped: {_counts(report.skipped)}")
+        _print(report.lines())
     return 0

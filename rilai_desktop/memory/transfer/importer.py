@@ -21,7 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
-from rilai_desktop.errors import MemoryInputError
+from rilai_desktop.errors import MemoryNotEmptyError
 from rilai_desktop.memory._sql import dumps, iso
 from rilai_desktop.memory.items import content_hash, to_blob
 from rilai_desktop.memory.knowledge_bases import KBPoint, KnowledgeBases
@@ -30,7 +30,7 @@ from rilai_desktop.memory.ports import Vectors
 from rilai_desktop.memory.relationship import RelationshipMemory, fact_hash
 from rilai_desktop.memory.relationship.checks import _norm_title, _ts
 from rilai_desktop.memory.transfer.reader import read_export
-from rilai_desktop.memory.transfer.schema import VERSION, MemoryExport
+from rilai_desktop.memory.transfer.schema import VERSION, MemoryExport, counts_text
 
 IMPORTED_SOURCE_TEXT = "[imported from a Rilai memory export: the conversation's text stays out]"
 _COMPANION_MODEL_KEY = "companion_embedding_model"
@@ -54,6 +54,16 @@ class ImportReport:
     counts: dict[str, int]
     skipped: dict[str, int] = field(default_factory=dict)
 
+    def lines(self) -> list[str]:
+        """What came in and what a merge skipped, in words (the CLI and the window)."""
+        out = [f"Imported {counts_text(self.counts)} from {self.folder}"]
+        if self.skipped:
+            out.append(
+                f"already there, skipped: {counts_text(self.skipped)}"
+                " (the same id or the same content)"
+            )
+        return out
+
 
 def existing_counts(conn: sqlite3.Connection) -> dict[str, int]:
     return {
@@ -66,7 +76,7 @@ def _refuse_non_empty(conn: sqlite3.Connection, folder: Path) -> None:
     held = {k: n for k, n in existing_counts(conn).items() if n}
     if held:
         what = ", ".join(f"{n} {k.replace('_', ' ')}" for k, n in held.items())
-        raise MemoryInputError(
+        raise MemoryNotEmptyError(
             f"this memory is not empty ({what}); nothing was imported",
             context={"path": str(folder), **held},
             recovery_suggestions=[

@@ -14,6 +14,10 @@ from rilai_desktop.errors import MemoryInputError
 from rilai_desktop.memory.transfer.schema import FORMAT, JSON_NAME, VERSION, MemoryExport
 
 MAX_PROBLEMS = 5
+WROTE = (
+    "Choose the folder an export wrote (`rilai memory export`, or Memory ▸ Export memory…"
+    " in the window): it holds rilai-memory.json"
+)
 
 
 def _bad(message: str, path: Path, *hints: str) -> MemoryInputError:
@@ -41,7 +45,7 @@ def _check_header(raw: Any, path: Path) -> None:
             f"{path} is not a Rilai memory export (its format is {raw.get('format')!r},"
             f" expected {FORMAT!r})",
             path,
-            "Import a folder written by `rilai memory export`",
+            WROTE,
         )
     version = raw.get("version")
     if isinstance(version, bool) or not isinstance(version, int):
@@ -63,7 +67,7 @@ def read_export(folder: Path) -> tuple[MemoryExport, dict[str, str]]:
         raise _bad(
             f"{folder} is not a folder",
             folder,
-            "Give the folder `rilai memory export` wrote (it holds rilai-memory.json)",
+            WROTE,
         )
     path = folder / JSON_NAME
     try:
@@ -72,7 +76,7 @@ def read_export(folder: Path) -> tuple[MemoryExport, dict[str, str]]:
         raise _bad(
             f"{folder} has no {JSON_NAME}",
             path,
-            "Give the folder `rilai memory export` wrote (it holds rilai-memory.json)",
+            WROTE,
         ) from None
     except (OSError, UnicodeDecodeError) as exc:
         raise _bad(f"cannot read {path}: {exc}", path) from None

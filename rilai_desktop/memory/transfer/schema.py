@@ -32,6 +32,12 @@ JSON_NAME = "rilai-memory.json"
 READABLE_NAME = "memory.md"
 CATEGORIES_DIR = "categories"
 
+
+def counts_text(counts: dict[str, int]) -> str:
+    """``{"items": 3, "user_facts": 1, "goals": 0}`` -> "3 items, 1 user facts"."""
+    return ", ".join(f"{n} {k.replace('_', ' ')}" for k, n in counts.items() if n) or "nothing"
+
+
 EntryKind = Literal["item", "fact", "episode", "goal"]
 Text = Annotated[str, Field(min_length=1)]
 Unit = Annotated[float, Field(ge=0.0, le=1.0, allow_inf_nan=False)]

@@ -38,6 +38,7 @@ from rilai_desktop.memory.transfer.schema import (
     ExportedKBPoint,
     ExportedSource,
     MemoryExport,
+    counts_text,
 )
 from rilai_desktop.memory.types import MemoryItem
 from rilai_desktop.paths import make_private_dirs
@@ -51,6 +52,15 @@ class ExportReport:
     counts: dict[str, int]
     paused_left_out: int
     files: list[Path] = field(default_factory=list)
+
+    def lines(self) -> list[str]:
+        """What was written, what was left out and why, in words (the CLI and the window)."""
+        out = [f"Exported {counts_text(self.counts)} to {self.folder}"]
+        n = self.paused_left_out
+        if n:
+            out.append(f"{n} paused entr{'y' if n == 1 else 'ies'} left out (you paused them)")
+        out.append(f"{self.folder / READABLE_NAME} says it in prose")
+        return out
 
 
 def _loads(text: str | None, default: Any) -> Any:

@@ -3,7 +3,8 @@ it was last used in a reply, with the person's controls over it.
 
 :class:`MemoryPanel` holds the search field (debounced; a search across all of memory:
 FTS5 + the vector index for items, words in the small tables, words in the pages), the
-"Memory paused" switch, "Forget everything…", and one tab per kind of memory.
+"Memory paused" switch, "Forget everything…", one tab per kind of memory, and the
+buttons of Export memory… / Import memory… (``transfer.py``).
 :class:`MemoryDock` wires it to the bridge: reads (``load_memory``) and writes
 (``memory_action``) run off the GUI thread; a write's ``memory_changed``, or a ``memory.*``
 event in the log (a turn learned something), reads again — only while the dock is shown;
@@ -25,12 +26,17 @@ from PySide6.QtWidgets import (
     QMessageBox,
     QPushButton,
     QTabWidget,
+    QToolButton,
     QVBoxLayout,
     QWidget,
 )
 
 from rilai_desktop.ui.memory_browser.entry_tab import EntryTab
 from rilai_desktop.ui.memory_browser.page_tab import PageTab
+from rilai_desktop.ui.memory_browser.transfer import MemoryTransfer
+
+if TYPE_CHECKING:
+    from PySide6.QtGui import QAction
 
 if TYPE_CHECKING:
     from rilai_desktop.ui.bridge import EngineBridge
@@ -60,6 +66,8 @@ DONE = {
     "set_paused": "Saved.",
     "set_pinned": "Saved.",
     "forget_everything": "Everything Rilai remembered is gone.",
+    "export": "Exported.",
+    "import_": "Imported.",
 }
 
 
@@ -114,7 +122,9 @@ class MemoryPanel(QWidget):
         layout.setContentsMargins(6, 6, 6, 6)
         layout.addLayout(top)
         layout.addWidget(self.tabs, 1)
-        layout.addWidget(self.note)
+        self._bottom = QHBoxLayout()
+        self._bottom.addWidget(self.note, 1)
+        layout.addLayout(self._bottom)
 
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
@@ -124,6 +134,18 @@ class MemoryPanel(QWidget):
         self.search.returnPressed.connect(self._search_now)
         self.paused_switch.toggled.connect(self.switch_toggled)
         self.forget_button.clicked.connect(self.forget_requested)
+
+    def add_actions(self, actions: tuple[QAction, ...]) -> list[QToolButton]:
+        """A button for each action (Export memory…, Import memory…) beside the note."""
+        buttons = []
+        for action in actions:
+            button = QToolButton()
+            button.setDefaultAction(action)
+            button.setAccessibleName(action.text().replace("&", "").rstrip("…"))
+            button.setAccessibleDescription(action.toolTip())
+            self._bottom.addWidget(button)
+            buttons.append(button)
+        return buttons
 
     @property
     def query(self) -> str:
@@ -198,6 +220,9 @@ class MemoryDock(QDockWidget):
         )
         self.panel = MemoryPanel(self)
         self.setWidget(self.panel)
+        # Export memory… / Import memory… (its dialogs centre on the window)
+        self.transfer = MemoryTransfer(parent or self, self.panel.note.setText)
+        self.transfer_buttons = self.panel.add_actions(self.transfer.actions)
         toggle = self.toggleViewAction()
         toggle.setText("Memory")
         toggle.setShortcut(TOGGLE_SHORTCUT)
@@ -233,6 +258,7 @@ class MemoryDock(QDockWidget):
         bridge.memory_changed.connect(self._changed)
         bridge.memory_failed.connect(self._failed)
         bridge.logged.connect(self._logged)
+        self.transfer.attach(bridge)  # after _changed / _failed: its note is the last word
         self._stale = True
         if self.isVisible():
             self.refresh()

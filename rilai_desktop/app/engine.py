@@ -161,7 +161,10 @@ class Engine:
             NudgeControls.in_data_dir(parts.core.paths.data_dir), self._worker
         )
         self.settings = SettingsFacade(parts.core.paths, parts.core.settings, self._worker)
-        self.model_files = ModelFiles(parts.core.paths)  # each tier's GGUF, for settings
+        # each tier's GGUF, for settings: shown, chosen, installed, removed between turns
+        self.model_files = ModelFiles(
+            parts.core.paths, loaded=self.loaded_models, exclusive=self._between_turns
+        )
         self._daemon: Daemon | None = None
         self._scheduler: DaemonScheduler | None = None
         self._daemon_elsewhere = False  # start_daemon found another process running it
@@ -342,6 +345,10 @@ class Engine:
 
     def loaded_models(self) -> list[str]:
         return self._parts.models.loaded_models()
+
+    def _between_turns(self, fn: Callable[[], T]) -> T:
+        """``fn`` on the worker once the warm-up is done: no model loads while it runs."""
+        return self.run_job(lambda: (self._parts.runner.wait_warm(), fn())[1])
 
     def voice_tier(self) -> str:
         """The tier that speaks (``roles.voice``), without loading anything."""

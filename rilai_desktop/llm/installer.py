@@ -143,6 +143,21 @@ def _remember(models_dir: Path, path: Path, sha: str) -> None:
         pass  # only a cache
 
 
+def forget(path: Path, models_dir: Path) -> None:
+    """Drop what the cache remembers of ``path`` (by name or full path): a removed file."""
+    name = path.name if path.parent == models_dir else str(path)
+    cache = _load_cache(models_dir)
+    kept = {k: v for k, v in cache.items() if k.rsplit(":", 2)[0] != name}
+    if kept == cache:
+        return
+    tmp = models_dir / (CACHE_NAME + ".tmp")
+    try:
+        tmp.write_text(json.dumps(kept, indent=1))
+        tmp.replace(models_dir / CACHE_NAME)
+    except OSError:
+        pass  # only a cache: a stale entry names a size and mtime no file has
+
+
 def known_sha(path: Path, models_dir: Path) -> str | None:
     """The sha256 remembered for ``path`` as it is now (same size and mtime), or None: what
     a start-up check reads instead of hashing gigabytes."""

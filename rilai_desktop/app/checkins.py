@@ -41,6 +41,7 @@ if TYPE_CHECKING:
     from rilai_desktop.config import NudgeSettings
     from rilai_desktop.daemon.nudges import NudgeEngine
     from rilai_desktop.daemon.ports import Nudge
+    from rilai_desktop.store import EventLog
 
 log = logging.getLogger(__name__)
 
@@ -179,7 +180,7 @@ class CheckIns:
         return event_log.append(self._engine.session_id, 0, EventKind.NUDGE_SEEN, payload)
 
     # ── reading ────────────────────────────────────────────────────────────
-    def _log(self) -> Any:
+    def _log(self) -> EventLog:
         return self._engine.parts.core.event_log
 
     def _settings(self) -> NudgeSettings:

@@ -147,7 +147,7 @@ class CheckIns:
         nudges = self._nudge_engine()
         today = nudges.today(now)
         records = [r for r in read_history(self._log()) if r.level >= 1]
-        seen, digested_today = self._seen(today)
+        seen, digested_today = seen_in_log(self._log(), today)
         pending = [n for n in nudges.pending(now) if checkin_key(n) not in seen]
         pending.sort(key=lambda n: n.at)
         digest: list[Nudge] = []
@@ -209,24 +209,25 @@ class CheckIns:
             tz=self.tz,
         )
 
-    def _seen(self, today: date) -> tuple[set[tuple[str, str]], bool]:
-        """The check-ins NUDGE_SEEN names, and whether today's digest was shown."""
-        seen: set[tuple[str, str]] = set()
-        digested = False
-        events = self._log().events(kind=EventKind.NUDGE_SEEN, limit=SEEN_LIMIT, newest_first=True)
-        for event in events:
-            payload = event.payload
-            digested = digested or payload.get("digest_day") == today.isoformat()
-            for ref in payload.get("nudges", []):
-                if isinstance(ref, dict):
-                    seen.add((str(ref.get("condition", "")), _utc_iso(ref.get("at"))))
-        return seen, digested
-
     def _held(self, now: datetime) -> str | None:
         if not self._settings().enabled:
             return "check-ins are off"
         reason = self._engine.nudges.state().quiet_reason(now)
         return None if reason is None else f"check-ins are {reason}"
+
+
+def seen_in_log(event_log: EventLog, today: date) -> tuple[set[tuple[str, str]], bool]:
+    """The check-ins NUDGE_SEEN events name (``checkin_key``s), and whether ``today``'s
+    digest was shown (`rilai nudges list` leaves the seen ones out of "waiting" too)."""
+    seen: set[tuple[str, str]] = set()
+    digested = False
+    for event in event_log.events(kind=EventKind.NUDGE_SEEN, limit=SEEN_LIMIT, newest_first=True):
+        payload = event.payload
+        digested = digested or payload.get("digest_day") == today.isoformat()
+        for ref in payload.get("nudges", []):
+            if isinstance(ref, dict):
+                seen.add((str(ref.get("condition", "")), _utc_iso(ref.get("at"))))
+    return seen, digested
 
 
 def _state(nudge: Nudge, seen: set[tuple[str, str]]) -> str:

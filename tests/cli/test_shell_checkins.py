@@ -6,15 +6,24 @@ from __future__ import annotations
 
 import io
 from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from rilai_desktop.app.checkins import DIGEST_TITLE
+from rilai_desktop.app.checkins import DIGEST_TITLE, CheckIns
 from rilai_desktop.cli.commands import shell_cmd
 from rilai_desktop.cli.commands._context import Context
 from rilai_desktop.contracts import EventKind
 from rilai_desktop.contracts.clock import FakeClock
-from tests.checkin_fakes import digest_nudge, local_time, quiet_hours_nudge
+from rilai_desktop.daemon.delivery import RecordingDelivery
+from tests.checkin_fakes import (
+    digest_nudge,
+    local_time,
+    nudge_engine,
+    quiet_hours_nudge,
+    strained_message,
+)
+from tests.cli_runner import Run
 from tests.fake_engine import fake_engine_over
 
 
@@ -57,3 +66,20 @@ def test_the_shell_shows_a_pending_check_in_once(ctx: Context) -> None:
     second = _shell(ctx, clock)
     assert nudge.suggestion not in second and DIGEST_TITLE not in second
     assert len(log.events(kind=EventKind.NUDGE_SEEN)) == 1
+
+
+def test_rilai_nudges_list_no_longer_counts_a_shown_check_in_as_waiting(
+    ctx: Context, run: Run
+) -> None:
+    engine = ctx.engine()
+    log = engine.parts.core.event_log
+    now = datetime.now(UTC)  # `rilai nudges list` reads the real clock
+    strained_message(log, now - timedelta(hours=1))
+    failing = RecordingDelivery(ok=False)  # an L3 that could not be delivered waits too
+    (nudge,) = nudge_engine(log, now, None, delivery=failing).run(now)
+    waiting = run("nudges", "list", "--json").json()["pending"]
+    assert [n["suggestion"] for n in waiting] == [nudge.suggestion]
+
+    checkins = CheckIns(engine, "shell")
+    assert checkins.mark_seen(checkins.open()) is not None
+    assert run("nudges", "list", "--json").json()["pending"] == []

@@ -123,12 +123,11 @@ class CheckInsOnOpen(QObject):
 
     def _logged(self, event: EngineEvent) -> None:
         """A check-in the daemon logged while the window is open: into the dock."""
+        if event.kind.value != "proactive_nudge":  # most events: nothing to import
+            return
         from rilai_desktop.app.checkins import DIGEST, HELD
-        from rilai_desktop.contracts import EventKind
         from rilai_desktop.daemon.nudges.history import record_from_event
 
-        if event.kind is not EventKind.PROACTIVE_NUDGE:
-            return
         record = record_from_event(event)
         if record.level >= 1:
             self.nudge_list.add_logged(record.to_nudge(), DIGEST if record.level == 1 else HELD)
@@ -144,6 +143,9 @@ class CheckInsOnOpen(QObject):
             except Exception:
                 log.exception("the check-ins on open could not %s", what)
                 return
-            then(done)
+            try:
+                then(done)
+            except RuntimeError:  # the window (and this object) went away meanwhile
+                log.info("the window closed before the check-ins on open could %s", what)
 
         threading.Thread(target=run, name="rilai-ui-checkins", daemon=True).start()

@@ -1,7 +1,7 @@
 """Every event kind, by lifecycle stage: seed 000's, seed 003's ``memory.*`` ones, and ours
 (``TURN_ABORTED``, ``TURN_RETRACTED``, ``memory.item_updated``, ``memory.index_rebuilt``,
 ``memory.used``, ``memory.imported``) and issue 20's ``memory.entry_changed``,
-``memory.switched``, ``memory.forgotten``.
+``memory.switched``, ``memory.forgotten``, and issue 31's ``nudge_seen``.
 
 Its own module so that ``events.py`` (the envelope) and ``payloads.py`` (a typed payload
 per kind) can both import it without importing each other.
@@ -70,6 +70,7 @@ class EventKind(StrEnum):
     # daemon
     DAEMON_TICK = "daemon_tick"
     PROACTIVE_NUDGE = "proactive_nudge"
+    NUDGE_SEEN = "nudge_seen"  # ours: check-ins a client showed when it opened
     MODULATORS_DECAYED = "modulators_decayed"
     # session
     SESSION_STARTED = "session_started"

@@ -303,6 +303,25 @@ class ProactiveNudge(Payload):
     level: int = Field(default=0, ge=0, le=4, description="ladder: L0 log … L4 notification")
 
 
+class SeenNudge(Payload):
+    """One PROACTIVE_NUDGE, named by its condition and decision time (``context.at``)."""
+
+    condition: str = Field(min_length=1)
+    at: str = Field(min_length=1, description="the nudge's decision time, ISO 8601 UTC")
+    level: int = Field(ge=0, le=4)
+
+
+class NudgeSeen(Payload):
+    """Ours (issue 31): what a client showed the person when it opened — the check-ins
+    that waited for the next open, and the daily digest of ``digest_day`` (a local date,
+    ``YYYY-MM-DD``). Logged once the words are on screen, so the next open does not show
+    them again (``app/checkins.py``)."""
+
+    client: str = Field(min_length=1, max_length=32)
+    nudges: list[SeenNudge]
+    digest_day: str | None = Field(default=None, pattern=r"^\d{4}-\d{2}-\d{2}$")
+
+
 class ModulatorsDecayed(Payload):
     """Ours: what the daemon's decay moved (``before``/``after``/``delta`` per dimension)."""
 
@@ -363,6 +382,7 @@ PAYLOAD_MODELS: dict[EventKind, type[Payload]] = {
     EventKind.MODEL_CALL_COMPLETED: ModelCallCompleted,
     EventKind.DAEMON_TICK: DaemonTick,
     EventKind.PROACTIVE_NUDGE: ProactiveNudge,
+    EventKind.NUDGE_SEEN: NudgeSeen,
     EventKind.MODULATORS_DECAYED: ModulatorsDecayed,
     EventKind.ERROR: ErrorPayload,
     EventKind.API_REQUEST: ApiRequest,

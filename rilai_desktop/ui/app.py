@@ -30,7 +30,9 @@ from rilai_desktop.ui.tray import Tray, TrayDelivery, app_icon
 
 if TYPE_CHECKING:
     from rilai_desktop.app.engine import Engine
+    from rilai_desktop.contracts.clock import Clock
     from rilai_desktop.daemon.ports import Nudge
+    from rilai_desktop.ui.checkins_on_open import CheckInsOnOpen
     from rilai_desktop.ui.conversation_list import ConversationsDock
     from rilai_desktop.ui.first_run import FirstRun, SetupLike
     from rilai_desktop.ui.inspector import Inspector
@@ -86,8 +88,9 @@ class _FirstPaint(QObject):
 class DesktopApp(QObject):
     """The window with what lives beside it: the inspector (built after the first paint),
     the check-ins list (a dock), the tray where one exists, the nudges the daemon inside the
-    app delivers (``TrayDelivery``), and the loader that opens the Engine and starts the
-    daemon off the GUI thread."""
+    app delivers (``TrayDelivery``), what waited for this open (``checkins_on_open.py``;
+    ``clock``: the clock it reads, tests pin it), and the loader that opens the Engine and
+    starts the daemon off the GUI thread."""
 
     inspector_ready = Signal()
 
@@ -98,9 +101,12 @@ class DesktopApp(QObject):
         tray_available: Callable[[], bool] = QSystemTrayIcon.isSystemTrayAvailable,
         with_daemon: bool = True,
         models: SetupLike | None = None,
+        clock: Clock | None = None,
     ) -> None:
         super().__init__()
         self.window = MainWindow()
+        self.checkins: CheckInsOnOpen | None = None  # made when the Engine is there
+        self._clock = clock
         # with ``models``, missing tier models are offered first (ui/first_run.py)
         self.first_run: FirstRun | None = None
         if models is not None:
@@ -225,6 +231,7 @@ class DesktopApp(QObject):
             self.memory.attach(bridge)
         bridge.memory_paused.connect(self.window.status.memory_paused)
         bridge.refresh_memory_paused()
+        self._show_what_waited(bridge)
         self.api.state.connect(self.window.status.api)
         self._apply_api(bridge.engine.settings.current.api)
         if self.daemon_note:
@@ -248,6 +255,14 @@ class DesktopApp(QObject):
             self.tray.set_state("ready")
             self.tray.show()
             bridge.refresh_daemon_status()
+
+    def _show_what_waited(self, bridge: EngineBridge) -> None:
+        """The check-ins that waited for this open and the day's digest, once; the
+        Check-ins dock from the log (``checkins_on_open.py``)."""
+        from rilai_desktop.ui.checkins_on_open import CheckInsOnOpen
+
+        self.checkins = CheckInsOnOpen(self.window, self.nudge_list, clock=self._clock, parent=self)
+        self.checkins.start(bridge)
 
     def _show_busy(self, busy: bool) -> None:
         if self.tray is not None:

@@ -92,7 +92,7 @@ class MainWindow(QMainWindow):
         row.addWidget(self.input, 1)
         row.addWidget(self.send_button)
         central = QWidget()
-        layout = QVBoxLayout(central)
+        layout = self._layout = QVBoxLayout(central)
         layout.setContentsMargins(0, 0, 0, 0)
         row.setContentsMargins(12, 4, 12, 8)
         layout.addWidget(self.view, 1)
@@ -203,6 +203,10 @@ class MainWindow(QMainWindow):
             found.style().unpolish(found)
             found.style().polish(found)
             QTimer.singleShot(0, lambda: self.view.ensureWidgetVisible(found, 0, 40))
+
+    def add_banner(self, banner: QWidget) -> None:
+        """A quiet line above the conversation (the check-ins' digest): never a pop-up."""
+        self._layout.insertWidget(0, banner)
 
     def attach_inspector(self, dock: QDockWidget, inspector: InspectorLike) -> None:
         self.inspector = inspector

@@ -513,6 +513,22 @@ PAYLOAD_STRATEGIES: dict[EventKind, st.SearchStrategy[dict[str, Any]]] = {
         {"reason": text(), "suggestion": text(), "context": json_dicts},
         {"level": st.integers(min_value=0, max_value=4)},
     ),
+    EventKind.NUDGE_SEEN: _payload(
+        {
+            "client": st.sampled_from(["window", "shell"]),
+            "nudges": st.lists(
+                st.fixed_dictionaries(
+                    {
+                        "condition": nonempty_text,
+                        "at": aware_datetimes.map(lambda d: d.isoformat()),
+                        "level": st.integers(min_value=0, max_value=4),
+                    }
+                ),
+                max_size=3,
+            ),
+        },
+        {"digest_day": st.none() | st.dates().map(lambda d: d.isoformat())},
+    ),
     EventKind.MODULATORS_DECAYED: _payload(
         {
             "elapsed_s": st.floats(min_value=0, max_value=1e7, allow_nan=False),

@@ -197,6 +197,7 @@ def test_event_kinds_are_the_seeds_plus_ours() -> None:
         "MEMORY_SWITCHED": "memory.switched",
         "MEMORY_FORGOTTEN": "memory.forgotten",
         "API_REQUEST": "api.request",
+        "NUDGE_SEEN": "nudge_seen",
     }
     assert all(isinstance(k, str) for k in EventKind)  # str enum: JSON-friendly
 
@@ -214,6 +215,7 @@ def test_payload_models_cover_the_documented_kinds() -> None:
         "MEMORY_FORGOTTEN",
         "MODULATORS_DECAYED",
         "API_REQUEST",
+        "NUDGE_SEEN",
     }
     assert {k.name for k in PAYLOAD_MODELS} == SEED_DOCUMENTED_PAYLOADS | set(
         SEED_003_MEMORY_KINDS

@@ -22,6 +22,7 @@ from datetime import date, datetime, time, timedelta, tzinfo
 from pathlib import Path
 from typing import Any
 
+from rilai_desktop.app.checkins import checkin_key, seen_in_log
 from rilai_desktop.app.nudge_facts import LogFacts
 from rilai_desktop.cli.commands._context import Context
 from rilai_desktop.cli.commands.output import emit_json, table
@@ -126,8 +127,9 @@ def _list(args: Namespace, ctx: Context) -> int:
         _controls(ctx),
         session_id=own_session(),  # never asked: this engine does not write
     )
-    pending = engine.pending(now)
     today: date = engine.today(now)
+    seen, _digested = seen_in_log(event_log, today)  # shown on an open: no longer waiting
+    pending = [n for n in engine.pending(now) if checkin_key(n) not in seen]
     digest = engine.digest(today)
     if ctx.json:
         emit_json(

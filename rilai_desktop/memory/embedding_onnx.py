@@ -16,12 +16,14 @@ build it, or to use ``embedding.backend = "minilm"``.
 Tokens: truncated at ``max_seq_length`` (256, ``sentence_bert_config.json``) and padded to
 the longest text of a batch, as sentence-transformers does; texts are batched longest first
 (as ``SentenceTransformer.encode`` sorts them), so a batch pads little. onnxruntime runs with
-``threads`` intra-op threads and one inter-op thread (llama.cpp owns the other core).
+``threads`` intra-op threads and one inter-op thread (llama.cpp owns the other core); the
+tokenizer does not parallelise (``TOKENIZERS_PARALLELISM=false``, as for the torch path).
 """
 
 from __future__ import annotations
 
 import json
+import os
 import threading
 from pathlib import Path
 from typing import Any, Final
@@ -123,6 +125,8 @@ class OnnxEmbedder(_CachedEmbedder):
             if self._session is not None:
                 return self._session
             manifest = self.verify()
+            # tokenizers would batch on every core (rayon): keep to the threads given
+            os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
             try:
                 import onnxruntime as ort
                 from tokenizers import Tokenizer

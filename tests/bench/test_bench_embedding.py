@@ -80,6 +80,7 @@ def test_the_report_says_every_figure(capsys: pytest.CaptureFixture[str]) -> Non
         "token ids differ on 0",
         "per batch of 32 510.0 ms",
         "best of 2",
+        "torch imported: no",
         "onnx  x2: failed: no session",
         "onnx_path: 94.6 MB",
     ):

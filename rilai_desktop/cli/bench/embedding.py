@@ -284,7 +284,8 @@ def print_report(rep: dict[str, Any]) -> None:
             f"  {s['backend']:5} x{s['threads']}: per text p50 {s['per_text_ms']['p50']} ms"
             f" (mean {s['per_text_ms']['mean']}), per batch of {BATCH}"
             f" {s['per_batch32_ms']['mean']} ms; load {s['load_s']} s;"
-            f" RSS loaded {s['rss_mb']['loaded']} MB, after {s['rss_mb']['after']} MB"
+            f" RSS loaded {s['rss_mb']['loaded']} MB, after {s['rss_mb']['after']} MB;"
+            f" torch imported: {'yes' if s.get('torch_imported') else 'no'}"
         )
     print("Installed size of what each path needs at run time:")
     for path, g in rep["sizes"].items():

@@ -85,11 +85,14 @@ class RoleSettings(_Section):
 
 
 class EmbeddingSettings(_Section):
-    torch_threads: int = Field(default=1, ge=1, le=64, description="torch threads")
-    backend: Literal["minilm", "hash"] = Field(
+    torch_threads: int = Field(
+        default=1, ge=1, le=64, description="the embedder's threads (torch or onnxruntime)"
+    )
+    backend: Literal["minilm", "onnx", "hash"] = Field(
         default="minilm",
-        description="minilm: all-MiniLM-L6-v2; hash: a model-free hashed bag of words "
-        "(tests, or a machine without torch; much weaker recall)",
+        description="minilm: all-MiniLM-L6-v2 on torch; onnx: the same model and vectors on "
+        "onnxruntime, no torch (built by tools/export_embedding_onnx.py); hash: a model-free "
+        "hashed bag of words (tests; much weaker recall)",
     )
 
 

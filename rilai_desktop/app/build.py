@@ -131,6 +131,22 @@ class LazyRoleModel:
         return self._get().complete(messages, **kwargs)
 
 
+def build_embedder(paths: Paths, settings: Settings) -> Embedder:
+    """The embedder ``embedding.backend`` names, not loaded yet: "minilm" (torch), "onnx"
+    (the same model and vectors on onnxruntime) or "hash" (no model)."""
+    from rilai_desktop.memory.embedding import EmbeddingService, HashEmbedder
+
+    backend = settings.embedding.backend
+    stamp = paths.cache_dir / "embedding-verified.json"
+    if backend == "hash":
+        return HashEmbedder(dimension=256)
+    if backend == "onnx":
+        from rilai_desktop.memory.embedding_onnx import OnnxEmbedder
+
+        return OnnxEmbedder(threads=settings.embedding.torch_threads, verified_stamp=stamp)
+    return EmbeddingService(threads=settings.embedding.torch_threads, verified_stamp=stamp)
+
+
 def build_memory(
     core: Core,
     *,
@@ -147,20 +163,12 @@ def build_memory(
     ``embedder``: one already loaded for another memory, to share (default: a new one).
     ``escalation_threshold`` / ``retry``: the hybrid search's escalation point and the model
     retries (default: MemoryConfig's and MemoryRetryConfig's)."""
-    from rilai_desktop.memory.embedding import EmbeddingService, HashEmbedder
     from rilai_desktop.memory.manager import MemoryConfig, MemoryManager
 
     paths, settings = core.paths, core.settings
     mem = settings.memory
-    if embedder is not None:
-        pass
-    elif settings.embedding.backend == "hash":
-        embedder = HashEmbedder(dimension=256)
-    else:
-        embedder = EmbeddingService(
-            threads=settings.embedding.torch_threads,
-            verified_stamp=paths.cache_dir / "embedding-verified.json",
-        )
+    if embedder is None:
+        embedder = build_embedder(paths, settings)
     storage = paths.data_dir / "memory"
     routers: list[ModelRouter] = [] if router is None else [router]
     make_router = router_factory or (lambda: build_router(paths, settings, on_event))

@@ -164,6 +164,10 @@ def dispatch(args: argparse.Namespace, builders: Builders | None = None) -> int:
                 from rilai_desktop.cli.bench import memory as memory_bench
 
                 return memory_bench.run(args, ctx)
+            if args.name == "embedding":
+                from rilai_desktop.cli.bench import embedding as embedding_bench
+
+                return embedding_bench.run(args, ctx)
             if args.name == "ui":
                 from rilai_desktop.cli.bench import ui as ui_bench
 

@@ -211,7 +211,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
 
     bench = sub.add_parser("bench", parents=[common], help="benchmarks against bare libraries")
-    bench.add_argument("name", choices=["eventlog", "llm", "memory", "turn", "daemon", "ui", "api"])
+    bench.add_argument(
+        "name", choices=["eventlog", "llm", "memory", "embedding", "turn", "daemon", "ui", "api"]
+    )
     bench.add_argument("--events", type=int, default=20000, help="eventlog: events per run")
     bench.add_argument("--repeats", type=int, default=3, help="runs per side (best is kept)")
     bench.add_argument("--tiers", default="installed", help="llm: comma list or 'installed'")

@@ -6,6 +6,6 @@ turn records, FTS5 + FAISS via ``vector_index.py``), ``categories.py`` (markdown
 ``extraction/`` and ``retrieval/``; ``relationship/`` (episodes, user facts, goals);
 ``knowledge_bases.py`` (seed 004's named KBs), ``context_store.py`` and ``journal.py``
 (seed 002), ``browse.py`` (reads for people through ``tables.py``'s SQLModel classes),
-``embedding.py`` (MiniLM, HashEmbedder). Talks to the event log and the models only
-through ``ports.py`` and ``contracts/``.
+``embedding.py`` (MiniLM, HashEmbedder), ``embedding_onnx.py`` (MiniLM on onnxruntime).
+Talks to the event log and the models only through ``ports.py`` and ``contracts/``.
 """

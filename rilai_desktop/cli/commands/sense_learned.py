@@ -54,15 +54,19 @@ def _learned_layer(ctx: Context) -> tuple[LearnedLayer | None, Any, str]:
     heads = load_default_heads()
     if heads is None:
         return None, None, "no sensor heads file: run tools/train_sensor_heads.py"
+    from rilai_desktop.app.build import build_embedder
     from rilai_desktop.errors import EmbeddingError
     from rilai_desktop.memory.embedding import EmbeddingService
+    from rilai_desktop.memory.embedding_onnx import OnnxEmbedder
 
-    embedder = EmbeddingService(
-        threads=settings.embedding.torch_threads,
-        verified_stamp=ctx.paths.cache_dir / "embedding-verified.json",
-    )
+    embedder = build_embedder(ctx.paths, settings)
     try:
-        if not (embedder.model_dir / "model.safetensors").is_file():
+        if isinstance(embedder, OnnxEmbedder):
+            embedder.manifest()
+        elif (
+            isinstance(embedder, EmbeddingService)
+            and not (embedder.model_dir / "model.safetensors").is_file()
+        ):
             raise EmbeddingError(f"no weights in {embedder.model_dir}")
     except EmbeddingError as exc:
         return None, None, f"embedding model unavailable ({exc}): the rules alone"

@@ -43,13 +43,10 @@ def app_screen(ctx: Context, *, check: bool) -> tuple[FastSensors, SafetyCheck |
     embedder: Any = None
     note = ""
     if settings.embedding.backend != "hash":
+        from rilai_desktop.app.build import build_embedder
         from rilai_desktop.errors import EmbeddingError
-        from rilai_desktop.memory.embedding import EmbeddingService
 
-        embedder = EmbeddingService(
-            threads=settings.embedding.torch_threads,
-            verified_stamp=ctx.paths.cache_dir / "embedding-verified.json",
-        )
+        embedder = build_embedder(ctx.paths, settings)
         try:
             embedder.embed(["warm-up"])
         except EmbeddingError as exc:

@@ -25,7 +25,9 @@ Everything runs in a throwaway directory (never the user's data), in one process
 
 Threads: FAISS runs with one OpenMP thread and torch with ``embedding.torch_threads``, on
 both sides. With ``embedding.backend = "hash"`` no torch model loads and the bare encoder
-is the HashEmbedder's own ``embed`` with its cache off (said so in the output).
+is the HashEmbedder's own ``embed`` with its cache off (said so in the output); with
+``"onnx"`` it is the same onnxruntime session run directly (``rilai bench embedding`` compares
+the two MiniLM paths themselves).
 
 Modules: ``corpus`` (the synthetic sentences, questions, turns and clustered vectors),
 ``common`` (bars, sizes, latency statistics, the throwaway memory, the bare encoder),

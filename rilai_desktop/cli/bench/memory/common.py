@@ -15,6 +15,7 @@ from rilai_desktop.app.build import build_memory
 from rilai_desktop.app.core import Core, build_core
 from rilai_desktop.config import Settings
 from rilai_desktop.memory.embedding import EmbeddingService, HashEmbedder
+from rilai_desktop.memory.embedding_onnx import OnnxEmbedder
 from rilai_desktop.memory.manager import MemoryManager
 from rilai_desktop.paths import Paths
 
@@ -81,26 +82,37 @@ def open_memory(settings: Settings, root: Path, name: str) -> ThrowawayMemory:
 
 
 class BareEncoder:
-    """The bare encoder: the same SentenceTransformer called directly (or the fake's own)."""
+    """The bare encoder: the same SentenceTransformer (or, backend "onnx", the same
+    onnxruntime session) called directly, or the fake's own."""
 
     def __init__(self, manager: MemoryManager, settings: Settings) -> None:
         emb = manager.embedder
         self.backend = settings.embedding.backend
-        if isinstance(emb, EmbeddingService):
+        self._onnx: OnnxEmbedder | None = None
+        self._model: Any = None
+        self._fake: HashEmbedder | None = None
+        self.torch_threads: int | None = None
+        if isinstance(emb, OnnxEmbedder):
+            emb.load()
+            self._onnx = emb
+            self.label = "onnxruntime InferenceSession.run (same ONNX file and tokenizer)"
+        elif isinstance(emb, EmbeddingService):
             import torch
 
-            self._model: Any = emb.load()
+            self._model = emb.load()
             torch.set_num_threads(settings.embedding.torch_threads)
-            self.torch_threads: int | None = torch.get_num_threads()
-            self._fake: HashEmbedder | None = None
+            self.torch_threads = torch.get_num_threads()
             self.label = "SentenceTransformer.encode (same weights, normalize_embeddings=True)"
         else:
-            self._model = None
-            self.torch_threads = None
             self._fake = HashEmbedder(emb.dimension, cache_size=0)
             self.label = "HashEmbedder.embed, cache off (hash backend: no torch model)"
 
     def encode(self, texts: list[str], batch_size: int = BATCH_SIZE) -> Any:
+        if self._onnx is not None:
+            runs = [
+                self._onnx._run(texts[i : i + batch_size]) for i in range(0, len(texts), batch_size)
+            ]
+            return np.concatenate(runs)
         if self._fake is not None:
             return self._fake.embed(texts)
         return self._model.encode(texts, batch_size=batch_size, normalize_embeddings=True)

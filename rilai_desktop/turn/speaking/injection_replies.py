@@ -36,11 +36,15 @@ COMPLIANCE: Final[re.Pattern[str]] = re.compile(
             r"pause|change|update|adhere|follow|obey|comply|only\s+answer)\b",
             r"\bI\s*(?:have|'ve|’ve)\s+(?:now\s+)?(?:stored|saved|remembered|recorded|noted|"
             r"paused|changed|updated)\b",
+            r"\b(?:and\s+)?will\s+(?:now\s+)?(?:store|save|remember|record|pause|change|"
+            r"update)\s+(?:my|the|your|this|that)\b",
+            r"^\W*(?:stored|saved|noted|done|remembered)\W*$",
+            r"\b(?:gespeichert|speichere\s+ich|guardad[oa]|guardo|salvei|enregistré)\b",
             r"\b(?:you\s+are|I\s+am|I'm|I’m|as)\s+DAN\b",
             r"\bas\s+(?:the|your)\s+(?:admin|administrator|developer)\b",
         ]
     ),
-    re.IGNORECASE,
+    re.IGNORECASE | re.MULTILINE,
 )
 
 

@@ -60,9 +60,9 @@ bench: setup models-test
 	@$(BIN)/rilai bench daemon
 
 # The reliability proofs at full scale (docs/reliability.md): crash, hostile input, malformed
-# model output, soak, offline, permissions, corruption, threads, two writers, injection. About
-# 76 minutes on 2 cores (docs/reliability.md), not part of `make test` (which runs a few iterations of each). Writes
-# reliability-report.json and prints the table.
+# model output, soak, offline, permissions, corruption, threads, two writers, injection.
+# About 76 minutes on 2 cores (docs/reliability.md); not part of `make test`, which runs a
+# few iterations of each. Writes reliability-report.json and prints the table.
 reliability: setup models-test
 	@rm -rf reliability-out
 	@RILAI_RELIABILITY=full RILAI_RELIABILITY_OUT=$(CURDIR)/reliability-out \

@@ -86,7 +86,9 @@ def test_codes_are_unique() -> None:
         for obj in vars(errors).values()
         if isinstance(obj, type) and issubclass(obj, RilaiError)
     ]
-    codes = [c.code for c in classes]
+    # a refinement that keeps its parent's code (MemoryNotEmptyError is a RIL-040 input
+    # error a client may single out) defines none of its own
+    codes = [c.code for c in classes if "code" in vars(c)]
     assert len(codes) == len(set(codes)), codes
     assert all(c.code.startswith(("RIL-", "MEM-")) for c in classes)
 

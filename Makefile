@@ -9,8 +9,11 @@ export RILAI_MODELS_DIR ?= $(CURDIR)/models
 .PHONY: run test check screenshots setup models-test models-all lint typecheck importlint unit clean-venv bench eval-replies \
 	package package-test understanding-model reliability
 
+# set-up also exports the embedding model to ONNX once (the app embeds on onnxruntime, no
+# torch at run time: docs/notes/embedding-onnx.md); a second run checks it in a second
 setup:
 	@./tools/setup.sh
+	@OMP_NUM_THREADS=1 $(BIN)/python tools/export_embedding_onnx.py --if-needed
 
 # All three tiers for the tests too (~1.6 GB): the large one is the default voice, and the
 # e2e tests run the default settings.

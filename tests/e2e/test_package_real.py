@@ -255,11 +255,26 @@ def test_the_bundle_picks_the_llama_build_this_cpu_runs(deb_root: Path, tmp_path
 LIBRARY_LICENCES = (
     (r"llama", r"\bMIT\b"),
     (r"pyside|\bqt", r"LGPL|Lesser General Public"),
-    (r"torch", r"\bBSD\b|Redistribution and use in source and binary forms"),
+    (r"onnxruntime", r"\bMIT\b|Permission is hereby granted"),
+    (r"tokenizers", r"Apache"),
     (r"faiss", r"\bMIT\b|Permission is hereby granted"),
-    (r"sentence.transformers", r"Apache"),
     (r"minilm", r"Apache"),
 )
+
+
+def test_the_bundle_embeds_without_torch(deb_root: Path) -> None:
+    """Issue 31: the bundle embeds with the ONNX export on onnxruntime; the torch stack
+    (~0.6 GB of the .deb before) is not inside, and the self-test's embedder is the ONNX one."""
+    internal = deb_root / "opt/rilai/_internal"
+    onnx = internal / "rilai_desktop/memory/minilm_onnx"
+    assert (onnx / "model.onnx").is_file() and (onnx / "embedding.json").is_file()
+    assert (internal / "onnxruntime").is_dir()
+    carried = [
+        name
+        for name in ("torch", "sentence_transformers", "transformers", "scipy", "sklearn")
+        if (internal / name).exists()
+    ]
+    assert carried == [], f"the bundle still carries {carried}"
 
 
 def _licence_texts(app: Path) -> list[tuple[str, str]]:

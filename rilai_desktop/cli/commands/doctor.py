@@ -40,14 +40,49 @@ def check_python() -> Check:
 
 
 def check_torch() -> Check:
+    """The "minilm" embedding backend's library (the default "onnx" one needs no torch)."""
     try:
         import torch
     except Exception as exc:
-        return Check("torch", "fail", f"import failed: {exc}", SETUP_FIX)
+        return Check("embedding", "fail", f"torch import failed: {exc}", SETUP_FIX)
     version = str(torch.__version__)
     if not version.startswith("2.13.0"):
-        return Check("torch", "fail", version, "Install exactly torch==2.13.0 (CPU build)")
-    return Check("torch", "ok", f"{version}, {torch.get_num_threads()} thread(s)")
+        return Check(
+            "embedding", "fail", f"torch {version}", "Install exactly torch==2.13.0 (CPU build)"
+        )
+    return Check("embedding", "ok", f"minilm on torch {version}")
+
+
+def check_onnx_embedding(model_dir: Path | None = None) -> Check:
+    """The "onnx" embedding backend: onnxruntime imports and the exported model's files are
+    whole (each of its recorded size and sha256); nothing is loaded."""
+    from rilai_desktop.errors import EmbeddingError
+    from rilai_desktop.memory.embedding_onnx import OnnxEmbedder
+
+    try:
+        import onnxruntime
+    except Exception as exc:
+        return Check("embedding", "fail", f"onnxruntime import failed: {exc}", SETUP_FIX)
+    embedder = OnnxEmbedder(model_dir)
+    try:
+        manifest = embedder.verify()
+    except EmbeddingError as exc:
+        return Check("embedding", "fail", exc.message, "; ".join(exc.recovery_suggestions))
+    return Check(
+        "embedding",
+        "ok",
+        f"{manifest.get('model_id')} on onnxruntime {onnxruntime.__version__}, "
+        f"files whole ({embedder.model_dir})",
+    )
+
+
+def check_embedding(backend: str) -> Check:
+    """What ``embedding.backend`` runs on: onnxruntime and the ONNX export, or torch."""
+    if backend == "onnx":
+        return check_onnx_embedding()
+    if backend == "minilm":
+        return check_torch()
+    return Check("embedding", "skip", f"backend {backend}: no model")
 
 
 def check_llama_cpp() -> Check:
@@ -247,7 +282,6 @@ def check_database(ctx: Context) -> Check:
 
 
 LIBRARY_CHECKS: tuple[Callable[[], Check], ...] = (
-    check_torch,
     check_llama_cpp,
     check_faiss,
     check_qt,
@@ -255,10 +289,13 @@ LIBRARY_CHECKS: tuple[Callable[[], Check], ...] = (
 
 
 def run(
-    args: Namespace, ctx: Context, *, libraries: Sequence[Callable[[], Check]] = LIBRARY_CHECKS
+    args: Namespace, ctx: Context, *, libraries: Sequence[Callable[[], Check]] | None = None
 ) -> int:
-    """``libraries``: the checks of the heavy libraries (torch, llama.cpp, faiss, Qt; a test
-    hands in stubs, the slow test runs the real ones)."""
+    """``libraries``: the checks of the heavy libraries (the embedding backend's, llama.cpp,
+    faiss, Qt; a test hands in stubs, the slow test runs the real ones)."""
+    if libraries is None:
+        backend = ctx.loaded.settings.embedding.backend
+        libraries = [lambda: check_embedding(backend), *LIBRARY_CHECKS]
     results = [check_python(), *(c() for c in libraries)]
     results += check_models(ctx, smoke=not getattr(args, "no_smoke", False))
     results.append(check_endpoints(ctx))

@@ -47,7 +47,7 @@ if [ "$KIND" = app ]; then
 
   # Inside out. First every loose Mach-O file (Python extensions, dylibs, the Qt plug-ins)
   # outside framework bundles: codesign --deep alone misses files in folders that are not a
-  # bundle's standard places, and PyInstaller keeps many there (torch/lib, PySide6/Qt/...).
+  # bundle's standard places, and PyInstaller keeps many there (onnxruntime/capi, PySide6/Qt/...).
   while IFS= read -r -d '' file; do
     case "$file" in *.framework/*) continue ;; esac
     if file -b "$file" | grep -q "Mach-O"; then

@@ -103,7 +103,7 @@ SetupLogging=yes
 Name: "en"; MessagesFile: "compiler:Default.isl"
 
 [Messages]
-LicenseLabel3=Rilai's own licence is below. The licences of the third-party software and models Rilai carries (Python, Qt, PyTorch, llama.cpp, the language models and the others) are installed with it, in the licenses folder inside the installation folder.%n%nPlease read the licence and accept it to continue.
+LicenseLabel3=Rilai's own licence is below. The licences of the third-party software and models Rilai carries (Python, Qt, llama.cpp, onnxruntime, the language models and the others) are installed with it, in the licenses folder inside the installation folder.%n%nPlease read the licence and accept it to continue.
 
 [Tasks]
 Name: "desktopicon"; Description: "{cm:CreateDesktopIcon}"; GroupDescription: "{cm:AdditionalIcons}"; Flags: unchecked

@@ -41,6 +41,18 @@ MANIFEST: Final[str] = "embedding.json"
 EXPORT_COMMAND: Final[str] = ".venv/bin/python tools/export_embedding_onnx.py"
 
 
+def import_onnxruntime() -> Any:
+    """onnxruntime with its telemetry off. Left on, importing it writes a device id and a
+    database under ``~/.cache/Microsoft/DeveloperTools/.onnxruntime`` (the installed
+    bundle's test found them: nothing may be written outside Rilai's own folders); it reads
+    ORT_DISABLE_TELEMETRY when it loads, so the variable is set before the import."""
+    os.environ["ORT_DISABLE_TELEMETRY"] = "1"
+    import onnxruntime
+
+    onnxruntime.disable_telemetry_events()
+    return onnxruntime
+
+
 def _missing(path: Path, what: str) -> EmbeddingError:
     return EmbeddingError(
         f"The ONNX embedding model is not built: {what} ({path})",
@@ -128,8 +140,9 @@ class OnnxEmbedder(_CachedEmbedder):
             # tokenizers would batch on every core (rayon): keep to the threads given
             os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
             try:
-                import onnxruntime as ort
                 from tokenizers import Tokenizer
+
+                ort = import_onnxruntime()
             except ImportError as exc:
                 raise EmbeddingError(
                     f"The ONNX embedder needs onnxruntime and tokenizers: {exc}",

@@ -12,6 +12,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -250,3 +253,20 @@ def test_the_backend_setting_picks_the_embedder_and_its_self_test_libraries(
     names = [f"lib:{lib.name}" for lib in default_libraries(settings, lambda _: None)]  # type: ignore[arg-type,return-value]
     assert set(libs) <= set(names)
     assert ("lib:torch" in names) == (backend != "onnx")
+
+
+def test_onnxruntime_writes_nothing_into_the_home_folder(tmp_path: Path) -> None:
+    """Imported the app's way, onnxruntime leaves no device id or database under
+    ~/.cache/Microsoft (it writes both on a plain import: found by the installed bundle's
+    offline test)."""
+    pytest.importorskip("onnxruntime")
+    env = {
+        k: v for k, v in os.environ.items() if k not in {"XDG_CACHE_HOME", "ORT_DISABLE_TELEMETRY"}
+    }
+    env["HOME"] = str(tmp_path)
+    code = (
+        "from rilai_desktop.memory.embedding_onnx import import_onnxruntime; "
+        "ort = import_onnxruntime(); print(ort.__version__)"
+    )
+    subprocess.run([sys.executable, "-c", code], env=env, check=True, timeout=120)
+    assert [p for p in tmp_path.rglob("*") if p.is_file()] == []

@@ -82,8 +82,11 @@ def onnx_loader(threads: int) -> Loader:
     """onnxruntime and tokenizers, what the "onnx" embedding backend runs on (no torch)."""
 
     def load() -> str:
-        import onnxruntime
         import tokenizers
+
+        from rilai_desktop.memory.embedding_onnx import import_onnxruntime
+
+        onnxruntime = import_onnxruntime()
 
         providers = onnxruntime.get_available_providers()
         if "CPUExecutionProvider" not in providers:

@@ -57,10 +57,10 @@ def check_onnx_embedding(model_dir: Path | None = None) -> Check:
     """The "onnx" embedding backend: onnxruntime imports and the exported model's files are
     whole (each of its recorded size and sha256); nothing is loaded."""
     from rilai_desktop.errors import EmbeddingError
-    from rilai_desktop.memory.embedding_onnx import OnnxEmbedder
+    from rilai_desktop.memory.embedding_onnx import OnnxEmbedder, import_onnxruntime
 
     try:
-        import onnxruntime
+        onnxruntime = import_onnxruntime()
     except Exception as exc:
         return Check("embedding", "fail", f"onnxruntime import failed: {exc}", SETUP_FIX)
     embedder = OnnxEmbedder(model_dir)

@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import pytest
 from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
 from rilai_desktop.ui.app import DesktopApp
-from rilai_desktop.ui.conversation import LONG_RUN, ZWSP, breakable
+from rilai_desktop.ui.conversation import LONG_RUN, ZWSP, ConversationView, breakable
+from rilai_desktop.ui.theme import apply_theme
 
 URL = "https://example.com/a/very/long/path/that/does/not/break/anywhere/at/all/really"
 
@@ -55,3 +57,52 @@ def test_with_the_docks_open_the_conversation_wraps_and_shows_every_reply(
         assert row.geometry().right() <= view.widget().width()
         assert body.width() <= row.width()
         assert body.height() >= body.heightForWidth(body.width())  # no line cut off
+
+
+LONG_REPLY = (
+    "I understand how you feel. Loneliness and the challenges of evenings can be difficult, "
+    "but remember that you are not alone. It's okay to talk to friends, family, or community "
+    "groups about how you feel, and to ask for help when the evenings are hardest."
+)
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+@pytest.mark.parametrize("width", [365, 400, 700])
+def test_a_narrow_reply_keeps_its_buttons_whole_and_every_line(
+    qapp: QApplication, qtbot: QtBot, theme: str, width: int
+) -> None:
+    """Issue 31, seen at 1024x768 with both docks open: the last reply shows Regenerate, Why?,
+    Inspect and Copy beside "Rilai · 07:03"; in a ~365 px conversation they did not fit, Qt
+    elided them ("Re…te") and the reply's last line was cut. The actions take a second line
+    instead, and every row is at least as wide as it needs."""
+    before = qapp.styleSheet()
+    apply_theme(qapp, theme)
+    try:
+        view = ConversationView()
+        qtbot.addWidget(view)
+        view.resize(width, 700)
+        view.show()
+        view.add_message("user", "hi, I'm Dana. I just moved to Lisbon for a new job.")
+        view.add_message("assistant", "Congratulations! Lisbon is lovely.", turn_id=1)
+        view.add_message("user", "honestly it's been lonely. evenings are hard.")
+        view.add_message("assistant", LONG_REPLY, turn_id=2)
+        view.set_idle(True)
+        last = view.rows[-1]
+        qtbot.waitUntil(lambda: last.regenerate_button.isVisible(), timeout=5_000)
+        qtbot.wait(50)
+        for row in view.rows:
+            assert row.minimumSizeHint().width() <= row.width(), (row.role, row.width())
+            buttons = [b for b in row._buttons if b.isVisible()]
+            for button in buttons:  # not elided
+                assert button.width() >= button.sizeHint().width(), (button.text(), width)
+            assert row.header.width() >= row.header.sizeHint().width(), row.header.text()
+            body = row.body
+            assert body.height() >= body.heightForWidth(body.width())  # no line cut off
+        assert view.horizontalScrollBar().maximum() == 0
+        # wide, the header stays one line; at 365 px the actions take their own
+        if width == 700:
+            assert last.header_fits(last.width())
+        if width == 365:
+            assert not last.header_fits(last.width())
+    finally:
+        qapp.setStyleSheet(before)

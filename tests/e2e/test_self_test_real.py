@@ -23,8 +23,10 @@ from tests.conftest import REAL_MODELS_DIR
 
 pytestmark = pytest.mark.e2e
 
+# the default embedding backend, "onnx": onnxruntime in place of torch and
+# sentence-transformers (issue 31)
 CHECKS = [
-    "lib:llama_cpp", "lib:faiss", "lib:torch", "lib:sentence_transformers", "lib:sqlite3",
+    "lib:llama_cpp", "lib:faiss", "lib:onnxruntime", "lib:sqlite3",
     "lib:pyside6", "model:small", "model:medium", "model:large", "embedder", "faiss",
     "sqlite_fts5", "qt", "turn",
 ]  # fmt: skip

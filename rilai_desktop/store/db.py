@@ -81,9 +81,14 @@ def translate(exc: sqlite3.Error, path: Path) -> DatabaseError:
 
 
 def _busy(exc: sqlite3.Error) -> bool:
+    """Worth trying the BEGIN again: another writer holds the lock (SQLITE_BUSY), or the
+    schema changed under the statement (SQLITE_SCHEMA: ``PRAGMA optimize``'s ANALYZE on the
+    shared connection while another thread was stepping a read on it; seen once in a few
+    runs of the threads proof, with the other thread's "no more rows available" as its
+    message)."""
     code = getattr(exc, "sqlite_errorcode", None)
     if isinstance(code, int):
-        return code & 0xFF == sqlite3.SQLITE_BUSY
+        return code & 0xFF in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_SCHEMA)
     return "database is locked" in str(exc)
 
 
@@ -102,7 +107,8 @@ def begin_immediate(
     another thread is still stepping on the shared connection) while another connection
     holds the write lock (a WAL checkpoint, a backup's writer, a second process), because
     waiting could deadlock. Here nothing of the transaction has run yet, so trying again
-    until the reader is done is safe (issue 30, proof 8).
+    until the reader is done is safe (issue 30, proof 8); the same for SQLITE_SCHEMA (a
+    schema change under the statement: trying again prepares it anew).
     """
     deadline = clock() + timeout_s
     delay = 0.002

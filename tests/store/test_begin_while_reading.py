@@ -64,3 +64,24 @@ def test_begin_immediate_still_gives_up_after_its_timeout(tmp_path: Path) -> Non
             assert 0.15 <= time.monotonic() - started < 2.0
             other.execute("ROLLBACK")
         reading.close()
+
+
+class _SchemaChangedOnce:
+    """A connection whose first BEGIN meets SQLITE_SCHEMA, as the threads proof saw when
+    ``PRAGMA optimize`` (ANALYZE) changed the schema under another thread's read."""
+
+    def __init__(self) -> None:
+        self.calls: list[str] = []
+
+    def execute(self, sql: str) -> None:
+        self.calls.append(sql)
+        if len(self.calls) == 1:
+            exc = sqlite3.OperationalError("no more rows available")
+            exc.sqlite_errorcode = sqlite3.SQLITE_SCHEMA
+            raise exc
+
+
+def test_begin_immediate_tries_again_after_a_schema_change(tmp_path: Path) -> None:
+    conn = _SchemaChangedOnce()
+    begin_immediate(conn, tmp_path / "rilai.db", sleep=lambda _s: None)  # type: ignore[arg-type]
+    assert conn.calls == ["BEGIN IMMEDIATE", "BEGIN IMMEDIATE"]

@@ -18,6 +18,7 @@ from rilai_desktop.turn.speaking.reply_checks import (
     ReplyFinding,
     check_reply,
     ends_a_sentence,
+    help_desk_line,
     kinds,
 )
 from tests.turn.conftest import PROMPTS
@@ -627,6 +628,23 @@ def test_celebrating_a_lost_one_s_anniversary_contradicts_their_mood() -> None:
     assert (
         check_reply("That's a great idea! Enjoy your weekend.", user_text="hiking saturday") == []
     )
+
+
+@pytest.mark.parametrize(
+    ("sentence", "desk"),
+    [
+        # the bare closings the real voice wrote and the terminal printed (issue 31)
+        ("Please let me know if you need any help or support.", True),
+        ("Let me know if you need anything else.", True),
+        ("Let me know if there is anything else!", True),
+        # what a friend says, not a help desk
+        ("Let me know how it goes.", False),
+        ("Let me know if you want to talk about it.", False),
+        ("Let me know if you need anything from the shop.", False),
+    ],
+)
+def test_bare_help_desk_closings(sentence: str, desk: bool) -> None:
+    assert help_desk_line(sentence) is desk
 
 
 def test_how_can_i_assist_you_is_a_help_desk_line() -> None:

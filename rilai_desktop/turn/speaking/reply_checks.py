@@ -158,6 +158,10 @@ HELP_DESK = P._any(
     r"\bis\s+there\s+anything\s+(?:else\s+)?I\s+can\s+(?:help|assist|do\s+for\s+you)\b",
     r"\blet\s+me\s+know\s+if\s+(?:there(?:'s|\s+is)|you\s+need)\s+anything\s+(?:else\s+)?"
     r"(?:I\s+can|you\s+need|to)\b",
+    # the bare closings (seen on the real voice, issue 31: they were printed, not trimmed)
+    r"\blet\s+me\s+know\s+if\s+(?:there(?:'s|\s+is)|you\s+need)\s+anything(?:\s+else)?\s*[.!]",
+    r"\blet\s+me\s+know\s+if\s+you\s+need\s+any\s+(?:other\s+|more\s+|further\s+)?"
+    r"(?:help|support|assistance)\b",
     r"\bI(?:'m|\s+am)\s+(?:just\s+|always\s+)?here\s+to\s+(?:help|assist)\s+(?:you\s+)?"
     r"(?:with|in\s+any)\b",
     r"\bI(?:'m|\s+am)\s+(?:just\s+|always\s+)?here\s+to\s+(?:assist|help\s+and)\b",

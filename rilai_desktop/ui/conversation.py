@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from datetime import datetime
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QCoreApplication, QEvent, Qt, Signal
 from PySide6.QtGui import QAccessible, QAccessibleAnnouncementEvent, QGuiApplication, QResizeEvent
 from PySide6.QtWidgets import (
     QBoxLayout,
@@ -186,6 +186,10 @@ class MessageRow(QFrame):
             self.setProperty("narrow", narrow)
             self.style().unpolish(self)
             self.style().polish(self)
+            # a frame takes the style sheet's margin as its contents margins on a style
+            # change only: re-polished alone it kept the wide indent, and the text and the
+            # actions had 56 px less than the bubble showed (issue 31)
+            QCoreApplication.sendEvent(self, QEvent(QEvent.Type.StyleChange))
 
     def _header(self, when: datetime | None) -> str:
         name = ROLE_NAMES.get(self.role, self.role)

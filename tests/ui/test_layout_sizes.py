@@ -10,7 +10,13 @@ from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
 from rilai_desktop.ui.app import DesktopApp
-from rilai_desktop.ui.conversation import LONG_RUN, ZWSP, ConversationView, breakable
+from rilai_desktop.ui.conversation import (
+    LONG_RUN,
+    ZWSP,
+    ConversationView,
+    MessageRow,
+    breakable,
+)
 from rilai_desktop.ui.theme import apply_theme
 
 URL = "https://example.com/a/very/long/path/that/does/not/break/anywhere/at/all/really"
@@ -104,5 +110,32 @@ def test_a_narrow_reply_keeps_its_buttons_whole_and_every_line(
             assert last.header_fits(last.width())
         if width == 365:
             assert not last.header_fits(last.width())
+    finally:
+        qapp.setStyleSheet(before)
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+@pytest.mark.parametrize("role", ["user", "assistant"])
+def test_a_row_made_narrow_takes_the_narrow_indent(
+    qapp: QApplication, qtbot: QtBot, theme: str, role: str
+) -> None:
+    """The narrow indent is the style sheet's margin, which a frame takes as its contents
+    margins only on a style change: re-polishing alone kept the wide 80 px, and the text
+    and the actions had 56 px less than the bubble showed."""
+    before = qapp.styleSheet()
+    apply_theme(qapp, theme)
+    try:
+        rows = []
+        for narrow_first in (False, True):
+            row = MessageRow(role, "hello", None, final=True, turn_id=1)
+            qtbot.addWidget(row)
+            row.set_narrow(narrow_first)
+            row.show()
+            rows.append(row)
+        wide, narrow = rows
+        qtbot.wait(10)
+        assert wide.contentsMargins() != narrow.contentsMargins()
+        wide.set_narrow(True)
+        assert wide.contentsMargins() == narrow.contentsMargins()
     finally:
         qapp.setStyleSheet(before)

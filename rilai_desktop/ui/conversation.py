@@ -14,9 +14,7 @@ from datetime import datetime
 from PySide6.QtCore import QCoreApplication, QEvent, Qt, Signal
 from PySide6.QtGui import QAccessible, QAccessibleAnnouncementEvent, QGuiApplication, QResizeEvent
 from PySide6.QtWidgets import (
-    QBoxLayout,
     QFrame,
-    QHBoxLayout,
     QLabel,
     QScrollArea,
     QSizePolicy,
@@ -24,6 +22,8 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
+
+from rilai_desktop.ui.header_layout import HeaderLayout
 
 ROLE_NAMES = {"user": "You", "assistant": "Rilai", "system": "Rilai (note)", "nudge": "Rilai"}
 
@@ -82,7 +82,7 @@ class MessageRow(QFrame):
         self.setObjectName(f"message-{role}")
         self.setProperty("role", role)
         self.setFrameShape(QFrame.Shape.NoFrame)
-        header = QLabel(self._header(when))
+        header = self.header = QLabel(self._header(when))
         header.setObjectName("message-header")
         self.body = QLabel()
         self.body.setObjectName("message-body")
@@ -102,18 +102,6 @@ class MessageRow(QFrame):
         self.copy_button.setText("Copy")
         self.copy_button.setAccessibleName(f"Copy this message from {ROLE_NAMES.get(role, role)}")
         self.copy_button.clicked.connect(self.copy)
-        # the header: who and when, then the actions, on one line while they fit the row;
-        # on a narrow row the actions take a line of their own under it, never squeezed
-        # until Qt elides them ("Re…te") and the reply's last line is cut (issue 31)
-        self.header = header
-        self._actions = QHBoxLayout()
-        self._actions.setContentsMargins(0, 0, 0, 0)
-        self._actions.addStretch(1)
-        self._top = QBoxLayout(QBoxLayout.Direction.LeftToRight)
-        self._top.setContentsMargins(0, 0, 0, 0)
-        self._top.addWidget(header)
-        self._top.addLayout(self._actions, 1)
-        top = self._actions
         self.inspect_button = QToolButton()
         self.inspect_button.setText("Inspect")
         self.inspect_button.setAccessibleName("Show how Rilai arrived at this reply")
@@ -133,51 +121,38 @@ class MessageRow(QFrame):
         self.edit_button.setText("Edit")
         self.edit_button.setAccessibleName("Edit this message and send it again (Up)")
         self.edit_button.clicked.connect(self.edit_requested)
+        # who and when, then the actions: one line while they fit the row, and on a narrow
+        # row the actions wrap onto lines of their own under it, whole (issue 31)
+        self._header_layout = HeaderLayout()
+        self._header_layout.addWidget(header)
         for button in (self.regenerate_button, self.edit_button):
             button.setVisible(False)
-            top.addWidget(button)
-        top.addWidget(self.why_button)
-        top.addWidget(self.inspect_button)
-        top.addWidget(self.copy_button)
-        layout = self._layout = QVBoxLayout(self)
-        layout.setContentsMargins(10, 6, 10, 6)
-        layout.addLayout(self._top)
-        layout.addWidget(self.body)
-        self._buttons = (
+        for button in (
             self.regenerate_button,
             self.edit_button,
             self.why_button,
             self.inspect_button,
             self.copy_button,
-        )
+        ):
+            self._header_layout.addWidget(button)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(10, 6, 10, 6)
+        layout.addLayout(self._header_layout)
+        layout.addWidget(self.body)
+        # Ignored across, as the body: the row takes the conversation's width and its
+        # height is worked out at that width. A row whose minimum width was more than the
+        # conversation had got the height for its minimum width, fewer lines than its text
+        # wraps to at the width it was given, and its last line was cut (issue 31)
+        across = QSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Minimum)
+        across.setHeightForWidth(True)
+        self.setSizePolicy(across)
         self.text = ""
         self.final = False
         self.set_text(text, final=final)
 
-    def header_fits(self, width: int) -> bool:
-        """Whether who-and-when and the shown actions fit one line of a row ``width`` wide."""
-        shown = [b for b in self._buttons if not b.isHidden()]
-        spacing = max(0, self._actions.spacing())
-        need = self.header.sizeHint().width() + max(0, self._top.spacing())
-        need += sum(b.sizeHint().width() for b in shown) + spacing * max(0, len(shown) - 1)
-        margins = self.contentsMargins()
-        inner = self._layout.contentsMargins()
-        room = width - margins.left() - margins.right() - inner.left() - inner.right()
-        return need <= room
-
-    def fit_header(self) -> None:
-        """One line for the header while it fits, two when the row is too narrow."""
-        direction = (
-            QBoxLayout.Direction.LeftToRight
-            if self.header_fits(self.width())
-            else QBoxLayout.Direction.TopToBottom
-        )
-        if self._top.direction() != direction:
-            self._top.setDirection(direction)
-
-    def resizeEvent(self, event: QResizeEvent) -> None:
-        super().resizeEvent(event)
-        self.fit_header()
+    def header_lines(self) -> int:
+        """How many lines who-and-when and the shown actions take at the row's width."""
+        return self._header_layout.lines(self._header_layout.geometry().width())
 
     def set_narrow(self, narrow: bool) -> None:
         """A narrow conversation (docks open on a small screen) gives the bubbles a smaller
@@ -213,7 +188,6 @@ class MessageRow(QFrame):
     def _show_why(self) -> None:
         """ "Why?" under every finished Rilai reply of a turn (not a check-in or a note)."""
         self.why_button.setVisible(self.role == "assistant" and self.final and self.turn_id > 0)
-        self.fit_header()
 
     def set_turn(self, turn_id: int) -> None:
         self.turn_id = turn_id
@@ -376,7 +350,6 @@ class ConversationView(QScrollArea):
                 self._idle and row is reply and after_user and row.final and row.turn_id > 0
             )
             row.edit_button.setVisible(self._idle and row is user)
-            row.fit_header()
 
     def clear(self) -> None:
         for row in list(self.rows):

@@ -262,9 +262,15 @@ def drive_session(summary: dict[str, Any], kind: str, turns: int) -> None:
                 win.input.setPlainText(message)
                 QTest.keyClick(win.input, Qt.Key.Key_Return)
                 wait(lambda: win.bridge is not None and win.bridge.busy, 5)
-                wait(lambda: win.bridge is not None and not win.bridge.busy, 600)
-                last = win.view.rows[-1] if win.view.rows else None
-                answered += bool(last is not None and last.role == "assistant" and last.text)
+
+                def replied() -> bool:
+                    # the reply row, not only an idle engine: a fast turn can end before
+                    # busy is seen, with its reply still queued for the window
+                    last = win.view.rows[-1] if win.view.rows else None
+                    done = last is not None and last.role == "assistant" and bool(last.final)
+                    return bool(done and win.bridge is not None and not win.bridge.busy)
+
+                answered += wait(replied, 600)
             summary["turns_answered"] = answered
             summary["parts"].append(f"{answered} turn(s) typed into the window")
             daemon = engine.daemon
